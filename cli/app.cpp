@@ -1,0 +1,170 @@
+#include "app.hpp"
+
+#include "output.hpp"
+#include "util/error.hpp"
+#include "util/string.hpp"
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+#include <zl/version.hpp>
+
+#include <cstdlib>
+#include <iostream>
+
+namespace zl::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+struct Command
+{
+  const char* name;
+  const char* summary;
+  int (*run)(Context&, const Args&);
+};
+
+// Every subcommand, in the order --help lists them.
+const Command k_commands[] = {
+  {"backends", "list every backend module found, with its state (loaded, or why not)", cmd_backends},
+  {"devices", "list the devices of the selected backend", cmd_devices},
+};
+
+constexpr const char* k_help_tail = R"(
+Backends:
+  A backend is a module libzl_backend_<name>.so, loaded at run time. zl looks for modules in
+  --backend-path folders, then ZL_BACKEND_PATH (a colon list), then <prefix>/lib/zl/backends
+  beside the zl binary, then the build tree. --backend NAME (else ZL_BACKEND) picks one by name
+  or alias; without either, zl uses the one backend that finds devices, or the host backend
+  when none does. A backend that cannot be loaded stops zl with the reason; zl never falls back
+  to another backend on its own.
+
+Examples:
+  zl backends                      every module found, and why any failed to load
+  zl --backend=cuda devices        the GPUs the CUDA backend sees, by index and UUID
+  zl --backend-path=./mine backends --json
+
+Exit codes:
+  0  success
+  2  usage or configuration error: bad option, backend not loadable or not unique
+  3  preflight failure of a run (PREFLIGHT_FAILED check=<name> says which)
+  70 internal error (a bug in zl: please report it with the command line)
+)";
+
+void print_help(std::ostream& out)
+{
+  out << "zl " << k_version << ": benchmark harness for Triton operator libraries (FlagGems) on\n"
+      << "accelerators of several vendors, each behind a runtime-loaded backend.\n\n"
+      << "Usage: zl [--backend NAME] [--backend-path DIR]... COMMAND [OPTIONS]\n\n"
+      << "Global options:\n"
+      << "  --backend NAME       backend by name or alias (default: ZL_BACKEND, else automatic)\n"
+      << "  --backend-path DIR   look for backend modules in DIR first (repeatable)\n"
+      << "  --version            print zl's version and backend ABI\n"
+      << "  -h, --help           this text; `zl COMMAND --help` for a command's options\n\n"
+      << "Commands:\n";
+  for (const auto& c : k_commands) {
+    out << fmt::format("  {:<10} {}\n", c.name, c.summary);
+  }
+  out << k_help_tail;
+}
+
+const Command& find_command(const std::string& name)
+{
+  for (const auto& c : k_commands) {
+    if (name == c.name) {
+      return c;
+    }
+  }
+  std::string suggestion;
+  size_t best = 3;
+  for (const auto& c : k_commands) {
+    const auto d = util::edit_distance(name, c.name);
+    if (d < best) {
+      best = d;
+      suggestion = c.name;
+    }
+  }
+  throw Error(fmt::format("unknown command '{}'{}; `zl --help` lists the commands", name,
+                          suggestion.empty() ? "" : fmt::format(" (did you mean '{}'?)", suggestion)));
+}
+
+int run(int argc, char** argv)
+{
+  // Global options stand before the command; everything after it belongs to the command.
+  std::vector<std::string> global;
+  int i = 1;
+  for (; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.empty() || arg[0] != '-') {
+      break;
+    }
+    global.push_back(arg);
+    if ((arg == "--backend" || arg == "--backend-path") && i + 1 < argc) {
+      global.push_back(argv[++i]);
+    }
+  }
+  po::options_description desc;
+  desc.add_options()("backend", po::value<std::string>())("backend-path", po::value<std::vector<std::string>>())(
+    "version", "")("help,h", "");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(global).options(desc).run(), vm);
+  } catch (const po::error& e) {
+    throw Error(fmt::format("{}; `zl --help` lists the global options", e.what()));
+  }
+  if (vm.count("version")) {
+    std::cout << fmt::format("zl {} (backend ABI {}.{})\n", k_version, ZL_ABI_MAJOR, ZL_ABI_MINOR);
+    return k_exit_ok;
+  }
+  if (vm.count("help") || i >= argc) {
+    print_help(i >= argc && !vm.count("help") ? std::cerr : std::cout);
+    return vm.count("help") ? k_exit_ok : k_exit_usage;
+  }
+  Context ctx;
+  if (vm.count("backend")) {
+    ctx.backend = vm["backend"].as<std::string>();
+  }
+  if (vm.count("backend-path")) {
+    ctx.backend_paths = vm["backend-path"].as<std::vector<std::string>>();
+  }
+  const auto& command = find_command(argv[i]);
+  return command.run(ctx, Args(argv + i + 1, argv + argc));
+}
+
+} // namespace
+
+const loader::Registry& Context::registry()
+{
+  if (!m_registry) {
+    m_registry = std::make_unique<loader::Registry>(loader::Registry::discover(loader::search_dirs(backend_paths)));
+  }
+  return *m_registry;
+}
+
+loader::Selection Context::select_backend()
+{
+  if (backend) {
+    return registry().select(backend, "--backend");
+  }
+  if (const char* env = std::getenv("ZL_BACKEND"); env != nullptr && *env != '\0') {
+    return registry().select(std::string(env), "ZL_BACKEND");
+  }
+  auto selection = registry().select(std::nullopt, "");
+  std::cerr << fmt::format("zl: using backend {}: {}\n", selection.module->name(), selection.how);
+  return selection;
+}
+
+int main(int argc, char** argv)
+{
+  try {
+    return run(argc, argv);
+  } catch (const Error& e) {
+    std::cerr << "zl: error: " << e.what() << "\n";
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << "zl: internal error: " << e.what() << "\n";
+    return k_exit_internal;
+  }
+}
+
+} // namespace zl::cli

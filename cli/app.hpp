@@ -1,0 +1,35 @@
+// zl's command line: global options, the subcommand table, the one top-level catch.
+#pragma once
+
+#include "loader/registry.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace zl::cli {
+
+// What the global options say, and the backends they lead to (discovered on first use).
+class Context
+{
+public:
+  std::optional<std::string> backend;     // --backend
+  std::vector<std::string> backend_paths; // --backend-path, in order
+
+  const loader::Registry& registry();
+  // The backend the user asked for (--backend, then ZL_BACKEND), else the automatic choice.
+  loader::Selection select_backend();
+
+private:
+  std::unique_ptr<loader::Registry> m_registry;
+};
+
+using Args = std::vector<std::string>;
+
+int cmd_backends(Context& ctx, const Args& args);
+int cmd_devices(Context& ctx, const Args& args);
+
+int main(int argc, char** argv);
+
+} // namespace zl::cli

@@ -1,0 +1,77 @@
+#include "output.hpp"
+
+#include "util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+
+namespace zl::cli {
+
+std::optional<po::variables_map> parse_options(const std::string& command, const std::string& usage,
+                                               po::options_description& desc, const Args& args)
+{
+  desc.add_options()("help,h", "print this help");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw Error(fmt::format("zl {}: {}; `zl {} --help` lists its options", command, e.what(), command));
+  }
+  if (vm.count("help")) {
+    std::cout << "Usage: " << usage << "\n\n" << desc << "\n";
+    return std::nullopt;
+  }
+  return vm;
+}
+
+void print_table(std::ostream& out, const std::vector<std::string>& header,
+                 const std::vector<std::vector<std::string>>& rows)
+{
+  std::vector<size_t> width(header.size());
+  for (size_t c = 0; c < header.size(); ++c) {
+    width[c] = header[c].size();
+    for (const auto& row : rows) {
+      width[c] = std::max(width[c], c < row.size() ? row[c].size() : 0);
+    }
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string text;
+    for (size_t c = 0; c < header.size(); ++c) {
+      const auto& cell = c < cells.size() ? cells[c] : std::string();
+      text += c + 1 < header.size() ? fmt::format("{:<{}}  ", cell, width[c]) : cell;
+    }
+    while (!text.empty() && text.back() == ' ') {
+      text.pop_back();
+    }
+    out << text << "\n";
+  };
+  line(header);
+  for (const auto& row : rows) {
+    line(row);
+  }
+}
+
+Json::Json(std::ostream& out) : m_out(out), m_stream(out), m_writer(m_stream)
+{
+  m_writer.SetIndent(' ', 2);
+}
+
+Json::~Json()
+{
+  m_out << "\n";
+}
+
+void Json::strings(const std::string& k, const std::vector<std::string>& values)
+{
+  key(k);
+  m_writer.StartArray();
+  for (const auto& v : values) {
+    str(v);
+  }
+  m_writer.EndArray();
+}
+
+} // namespace zl::cli

@@ -1,0 +1,23 @@
+# Shared compile settings: link zl_standard_settings and zl_standard_warnings PRIVATE everywhere.
+option(ZL_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+option(ZL_WERROR "Treat warnings as errors" ON)
+
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_CXX_EXTENSIONS OFF)
+set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
+endif()
+
+add_library(zl_standard_settings INTERFACE)
+if(ZL_SANITIZE)
+  target_compile_options(zl_standard_settings INTERFACE
+    -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  target_link_options(zl_standard_settings INTERFACE -fsanitize=address,undefined)
+endif()
+
+add_library(zl_standard_warnings INTERFACE)
+target_compile_options(zl_standard_warnings INTERFACE -Wall -Wextra -Wshadow -Wnon-virtual-dtor
+  -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual -Wpedantic -Wconversion
+  -Wsign-conversion -Wnull-dereference -Wdouble-promotion -Wformat=2 $<$<BOOL:${ZL_WERROR}>:-Werror>)

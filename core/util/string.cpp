@@ -1,0 +1,88 @@
+#include "util/string.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace zl::util {
+
+std::vector<std::string> split(std::string_view s, char sep, bool skip_empty)
+{
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    const auto next = std::min(s.find(sep, pos), s.size());
+    auto part = s.substr(pos, next - pos);
+    if (!part.empty() || !skip_empty) {
+      out.emplace_back(part);
+    }
+    pos = next + 1;
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep)
+{
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) {
+      out += sep;
+    }
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string_view trim(std::string_view s)
+{
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) {
+    return {};
+  }
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+bool is_identifier(std::string_view s)
+{
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+size_t edit_distance(std::string_view a, std::string_view b)
+{
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) {
+    row[j] = j;
+  }
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string format_bytes(unsigned long long bytes)
+{
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  auto value = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < std::size(units)) {
+    value /= 1024.0;
+    ++unit;
+  }
+  return unit == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", value, units[unit]);
+}
+
+std::string first_line(std::string_view text)
+{
+  text = trim(text);
+  return std::string(trim(text.substr(0, text.find('\n'))));
+}
+
+} // namespace zl::util

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace zl::util {
+
+std::vector<std::string> split(std::string_view s, char sep, bool skip_empty = true);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+std::string_view trim(std::string_view s);
+bool is_identifier(std::string_view s); // [a-z0-9_]+
+// Levenshtein distance, for "did you mean".
+size_t edit_distance(std::string_view a, std::string_view b);
+// Formats a byte count as "80.0 GiB".
+std::string format_bytes(unsigned long long bytes);
+// The first line of text, trimmed; for quoting tool output in messages.
+std::string first_line(std::string_view text);
+
+} // namespace zl::util

@@ -1,0 +1,100 @@
+/* One source for every test module, good and broken: compile definitions pick the variant,
+ * as the Vulkan loader's test ICDs do. Each variant's failure message is asserted exactly in
+ * tests/unit/test_loader_module.cpp. */
+#include <zl/backend_abi.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#ifndef ZL_TEST_NAME
+#error "ZL_TEST_NAME must name the module"
+#endif
+#ifndef ZL_TEST_ALIAS
+#define ZL_TEST_ALIAS "alias_" ZL_TEST_NAME
+#endif
+#ifndef ZL_TEST_DEVICES
+#define ZL_TEST_DEVICES 0
+#endif
+
+static const char* const aliases[] = {ZL_TEST_ALIAS, NULL};
+static const char* const none[] = {NULL};
+static const char* const refused[] = {"capture refused by test", NULL};
+static const char* const fault[] = {"device fault in test", NULL};
+static const char* const deny[] = {"unique2", NULL};
+static const zl_compat_rule rules[] = {
+  {"benchmark/test_fake.py", "FAKE is not available", "fakevendor", ZL_COMPAT_DROP_SKIP, "test rule"},
+};
+
+static zl_status enumerate(const zl_host_api* host, zl_enumeration* out)
+{
+  (void)host;
+  out->count = ZL_TEST_DEVICES;
+  snprintf(out->source, sizeof out->source, "%s", "test module");
+  if (ZL_TEST_DEVICES == 0) {
+    snprintf(out->reason, sizeof out->reason, "%s", "the test module has no devices");
+  }
+  for (unsigned i = 0; i < ZL_TEST_DEVICES && i < out->capacity; ++i) {
+    zl_device_info* d = &out->devices[i];
+    memset(d, 0, sizeof *d);
+    d->index = i;
+    d->memory_bytes = (uint64_t)(i + 1) << 30;
+    snprintf(d->uuid, sizeof d->uuid, "TEST-%s-%u", ZL_TEST_NAME, i);
+    snprintf(d->name, sizeof d->name, "Test Device %u", i);
+    snprintf(d->visibility_id, sizeof d->visibility_id, "%u", i);
+  }
+  return ZL_OK;
+}
+
+/* A descriptor with room after it, so a "newer minor" can report a larger size honestly. */
+static struct {
+  zl_backend_descriptor d;
+  char future_fields[32];
+} storage = {{
+  ZL_ABI_MAJOR, ZL_ABI_MINOR, sizeof(zl_backend_descriptor), 0,
+  ZL_TEST_NAME, aliases, "9.9.9", "test module " ZL_TEST_NAME,
+  "fakevendor", "torch.fake", "fake",
+  "FAKE_VISIBLE_DEVICES", none,
+  ZL_CAP_GRAPH_CAPTURE, "FakeGraph", {refused, fault, none}, deny,
+  rules, 1, "FAKE",
+  enumerate,
+}, {0}};
+
+#ifdef ZL_TEST_ENTRY_IN_DEPENDENCY
+/* No entry point of its own: the one dlsym finds lives in a library this module links. */
+extern int zl_test_dependency_marker(void);
+int zl_test_uses_dependency(void) { return zl_test_dependency_marker(); }
+#elif !defined(ZL_TEST_NO_ENTRY)
+ZL_BACKEND_EXPORT const zl_backend_descriptor* zl_backend_get_descriptor(void)
+{
+#if defined(ZL_TEST_NULL_DESCRIPTOR)
+  return NULL;
+#else
+#if defined(ZL_TEST_ABI_MAJOR)
+  storage.d.abi_major = ZL_TEST_ABI_MAJOR;
+#endif
+#if defined(ZL_TEST_ABI_MINOR)
+  storage.d.abi_minor = ZL_TEST_ABI_MINOR;
+#endif
+#if defined(ZL_TEST_STRUCT_SIZE)
+  storage.d.struct_size = ZL_TEST_STRUCT_SIZE;
+#endif
+#if defined(ZL_TEST_INNER_NAME)
+  storage.d.name = ZL_TEST_INNER_NAME;
+#endif
+#if defined(ZL_TEST_NULL_VERSION)
+  storage.d.version = NULL;
+#endif
+#if defined(ZL_TEST_HOST_FALLBACK)
+  storage.d.capabilities = ZL_CAP_HOST_FALLBACK;
+#endif
+  return &storage.d;
+#endif
+}
+#else
+ZL_BACKEND_EXPORT int zl_backend_something_else(void) { return 0; }
+#endif
+
+#ifdef ZL_TEST_NEEDS_MISSING_LIBRARY
+extern int zl_test_missing_function(void);
+ZL_BACKEND_EXPORT int zl_test_call_missing(void) { return zl_test_missing_function(); }
+#endif
