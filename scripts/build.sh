@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Configures and builds zl. BUILD_DIR (default build) and ZL_SANITIZE=1 (ASan+UBSan) choose the
+# flavour; extra arguments go to cmake's configure step.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+sanitize=OFF
+[ "${ZL_SANITIZE:-0}" = 1 ] && sanitize=ON
+cmake -S "$root" -B "$build" -G Ninja -DZL_SANITIZE="$sanitize" "$@" >/dev/null
+# Two jobs: the reference machine has two cores and 24 GiB.
+cmake --build "$build" -j "${ZL_JOBS:-2}"

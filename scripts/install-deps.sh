@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what building and testing zl needs, from Debian's packages. Idempotent: does nothing
+# when everything is present. Runs apt-get as root, or through sudo.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config file
+  libboost-dev libboost-filesystem-dev libboost-program-options-dev
+  libfmt-dev libyaml-cpp-dev rapidjson-dev libsqlite3-dev sqlite3 libssl-dev doctest-dev
+  python3 python3-pytest python3-yaml
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "zl: installing ${missing[*]}" >&2
+as_root=()
+[ "$(id -u)" -eq 0 ] || as_root=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -qq
+"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,68 @@
+"""Fixtures for end-to-end tests of the real zl binary (paths come from CTest's environment)."""
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ZL_BIN = os.environ.get("ZL_BIN", "")
+SOURCE_DIR = Path(os.environ.get("ZL_SOURCE_DIR", Path(__file__).resolve().parents[2]))
+BROKEN_DIR = Path(os.environ.get("ZL_BROKEN_MODULE_DIR", ""))
+FAKE_SMI_BIN = SOURCE_DIR / "tests" / "fixtures" / "fake_smi" / "bin"
+
+
+class Zl:
+    """Runs zl with a controlled environment: no inherited ZL_* variables, a PATH of our choosing."""
+
+    def __init__(self, tmp_path):
+        self.tmp_path = tmp_path
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("ZL_", "FAKE_SMI"))}
+        # Only the basic tools: no vendor SMI unless a test puts one there.
+        self.env["PATH"] = "/usr/bin:/bin"
+
+    def with_smi(self, *tools):
+        """Puts the named fake SMI tools (and nothing else of the fixtures) on PATH."""
+        bin_dir = self.tmp_path / "smi-bin"
+        bin_dir.mkdir(exist_ok=True)
+        for tool in tools:
+            link = bin_dir / tool
+            if not link.exists():
+                link.symlink_to(FAKE_SMI_BIN / tool)
+        self.env["PATH"] = f"{bin_dir}:/usr/bin:/bin"
+        return self
+
+    def run(self, *args, env=None, check_rc=None):
+        full_env = dict(self.env, **(env or {}))
+        proc = subprocess.run([ZL_BIN, *args], env=full_env, capture_output=True, text=True, timeout=60)
+        if check_rc is not None:
+            assert proc.returncode == check_rc, f"rc={proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+        return proc
+
+    def json(self, *args, env=None):
+        proc = self.run(*args, env=env, check_rc=0)
+        return json.loads(proc.stdout)
+
+
+@pytest.fixture
+def zl(tmp_path):
+    if not ZL_BIN:
+        pytest.fail("ZL_BIN is not set: run these tests through ctest")
+    return Zl(tmp_path)
+
+
+@pytest.fixture
+def module_dir(tmp_path):
+    """A private backends folder; add_module copies test modules (tests/broken_module) into it."""
+    folder = tmp_path / "modules"
+    folder.mkdir(mode=0o755)
+
+    def add_module(name, as_name=None):
+        target = folder / f"libzl_backend_{as_name or name}.so"
+        shutil.copy(BROKEN_DIR / f"libzl_backend_{name}.so", target)
+        target.chmod(0o755)
+        return target
+
+    folder.add = add_module
+    return folder
