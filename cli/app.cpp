@@ -28,6 +28,8 @@ struct Command
 const Command k_commands[] = {
   {"backends", "list every backend module found, with its state (loaded, or why not)", cmd_backends},
   {"devices", "list the devices of the selected backend", cmd_devices},
+  {"run", "run one FlagGems benchmark node through pytest and leave a run folder", cmd_run},
+  {"plan", "print what `zl run` would do with the same options, and run nothing", cmd_plan},
 };
 
 constexpr const char* k_help_tail = R"(
@@ -40,6 +42,9 @@ Backends:
   to another backend on its own.
 
 Examples:
+  zl run --flaggems corpus --op abs    the bundled sample corpus on the host backend
+  zl --backend=cuda run --flaggems ~/FlagGems --op mm --timer graph
+  zl plan --flaggems ~/FlagGems --op abs --json
   zl backends                      every module found, and why any failed to load
   zl --backend=cuda devices        the GPUs the CUDA backend sees, by index and UUID
   zl --backend-path=./mine backends --json
@@ -121,6 +126,7 @@ int run(int argc, char** argv)
     return vm.count("help") ? k_exit_ok : k_exit_usage;
   }
   Context ctx;
+  ctx.command_line.assign(argv, argv + argc);
   if (vm.count("backend")) {
     ctx.backend = vm["backend"].as<std::string>();
   }

@@ -16,6 +16,7 @@ class Context
 public:
   std::optional<std::string> backend;     // --backend
   std::vector<std::string> backend_paths; // --backend-path, in order
+  std::vector<std::string> command_line;  // zl's whole argv, for the run identity
 
   const loader::Registry& registry();
   // The backend the user asked for (--backend, then ZL_BACKEND), else the automatic choice.
@@ -29,6 +30,8 @@ using Args = std::vector<std::string>;
 
 int cmd_backends(Context& ctx, const Args& args);
 int cmd_devices(Context& ctx, const Args& args);
+int cmd_run(Context& ctx, const Args& args);
+int cmd_plan(Context& ctx, const Args& args);
 
 int main(int argc, char** argv);
 

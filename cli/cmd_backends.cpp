@@ -19,7 +19,7 @@ std::string dash(const std::string& s)
 
 void print_json(const loader::Registry& registry)
 {
-  Json json(std::cout);
+  util::JsonWriter json;
   auto& w = json.w();
   w.StartObject();
   json.field("abi", fmt::format("{}.{}", ZL_ABI_MAJOR, ZL_ABI_MINOR));
@@ -51,6 +51,7 @@ void print_json(const loader::Registry& registry)
   }
   w.EndArray();
   w.EndObject();
+  std::cout << json.text();
 }
 
 } // namespace

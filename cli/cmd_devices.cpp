@@ -25,7 +25,7 @@ int cmd_devices(Context& ctx, const Args& args)
     throw Error(fmt::format("backend {} could not list its devices: {} ({})", module.name(), e.reason, module.path));
   }
   if (vm->count("json")) {
-    Json json(std::cout);
+    util::JsonWriter json;
     auto& w = json.w();
     w.StartObject();
     json.field("backend", module.name());
@@ -49,6 +49,7 @@ int cmd_devices(Context& ctx, const Args& args)
     }
     w.EndArray();
     w.EndObject();
+    std::cout << json.text();
     return 0;
   }
   if (e.devices.empty()) {

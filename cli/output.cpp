@@ -54,24 +54,4 @@ void print_table(std::ostream& out, const std::vector<std::string>& header,
   }
 }
 
-Json::Json(std::ostream& out) : m_out(out), m_stream(out), m_writer(m_stream)
-{
-  m_writer.SetIndent(' ', 2);
-}
-
-Json::~Json()
-{
-  m_out << "\n";
-}
-
-void Json::strings(const std::string& k, const std::vector<std::string>& values)
-{
-  key(k);
-  m_writer.StartArray();
-  for (const auto& v : values) {
-    str(v);
-  }
-  m_writer.EndArray();
-}
-
 } // namespace zl::cli

@@ -4,8 +4,7 @@
 #include "app.hpp"
 
 #include <boost/program_options.hpp>
-#include <rapidjson/ostreamwrapper.h>
-#include <rapidjson/prettywriter.h>
+#include "util/json.hpp"
 
 #include <iosfwd>
 #include <optional>
@@ -24,23 +23,5 @@ std::optional<po::variables_map> parse_options(const std::string& command, const
 // Prints rows under a header as left-aligned columns.
 void print_table(std::ostream& out, const std::vector<std::string>& header,
                  const std::vector<std::vector<std::string>>& rows);
-
-// Writes JSON to an ostream, pretty-printed, ending with a newline.
-class Json
-{
-public:
-  explicit Json(std::ostream& out);
-  ~Json();
-  rapidjson::PrettyWriter<rapidjson::OStreamWrapper>& w() { return m_writer; }
-  void key(const std::string& k) { m_writer.Key(k.c_str(), static_cast<rapidjson::SizeType>(k.size())); }
-  void str(const std::string& v) { m_writer.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size())); }
-  void field(const std::string& k, const std::string& v) { key(k), str(v); }
-  void strings(const std::string& k, const std::vector<std::string>& values);
-
-private:
-  std::ostream& m_out;
-  rapidjson::OStreamWrapper m_stream;
-  rapidjson::PrettyWriter<rapidjson::OStreamWrapper> m_writer;
-};
 
 } // namespace zl::cli

@@ -121,6 +121,9 @@ ProcessResult run(const SpawnSpec& spec, const std::function<void(std::string_vi
   }
   out_write.reset();
   err_write.reset();
+  if (spec.on_spawn) {
+    spec.on_spawn(pid);
+  }
 
   const auto deadline = spec.timeout ? std::chrono::steady_clock::now() + *spec.timeout
                                      : std::chrono::steady_clock::time_point::max();

@@ -24,6 +24,7 @@ struct SpawnSpec
   std::string cwd;                              // empty: zl's working directory
   bool new_process_group = false;               // so a signal can reach the whole tree
   std::optional<std::chrono::milliseconds> timeout;
+  std::function<void(int pid)> on_spawn; // told the child's pid as soon as it exists
 };
 
 // Thrown when the program could not be started at all (not found, not executable).

@@ -1,0 +1,220 @@
+// zl run and zl plan: one benchmark node through pytest, and the same decisions without running.
+#include "output.hpp"
+
+#include "run/plan.hpp"
+#include "run/preflight.hpp"
+#include "run/runner.hpp"
+#include "util/error.hpp"
+#include "util/process.hpp"
+#include "util/string.hpp"
+
+#include <boost/filesystem.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+
+namespace zl::cli {
+
+namespace {
+
+constexpr const char* k_run_usage =
+  "zl [--backend NAME] run --flaggems DIR (--op OP | --op-file FILE | --test-node NODE)\n"
+  "        [--level core|comprehensive] [--mode kernel|operator|wrapper] [--dtypes LIST]\n"
+  "        [--timer auto|graph|direct|profiler] [--device INDEX|UUID]\n"
+  "        [--shape-file FILE | --shape-mode upstream] [--replay-from DIR]\n"
+  "        [--isolate-tuner-cache] [--out DIR] [--python PATH] [-- EXTRA-PYTEST-ARGS]";
+
+constexpr const char* k_run_notes = R"(Each option falls back to a variable of the earlier harness when absent: FLAGGEMS_DIR,
+OP, OP_FILE, TEST_NODE, BENCH_LEVEL, SHAPE_FILE, SHAPE_MODE, REPLAY_FROM,
+ZL_ISOLATE_TUNER_CACHE=1, ZL_PYTHON. Options win over variables.
+
+Before pytest starts, zl checks flaggems_dir, benchmark_file, shape_file, replay_from and
+python, in that order; a failure prints PREFLIGHT_FAILED check=<name> and exits 3.
+pytest's exit status passes through (0 passed, 1 failed, 4 usage, 5 no tests), except 2 and 3,
+which become 12 and 13 so they cannot pass for zl's own 2 and 3. Ctrl-C stops pytest and exits 130.
+
+The run folder (--out, default runs/<UTC time>-<op>-<backend>/) holds run.log, plan.json,
+run_identity.json, shapes.yaml and FlagGems' record log (record.log).
+
+Examples:
+  zl run --flaggems corpus --op abs
+  zl --backend=cuda run --flaggems ~/FlagGems --op mm --level comprehensive --timer graph
+  zl run --flaggems ~/FlagGems --test-node benchmark/test_abs.py::test_abs -- -x
+)";
+
+std::string env_or(const char* name, const std::string& fallback = "")
+{
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::string(v) : fallback;
+}
+
+// Parses run/plan options into a Request; nullopt after --help.
+std::optional<run::Request> parse_request(const std::string& command, const Args& all_args, bool& json)
+{
+  Args args = all_args;
+  run::Request r;
+  if (auto dashes = std::find(args.begin(), args.end(), "--"); dashes != args.end()) {
+    r.extra_args.assign(dashes + 1, args.end());
+    args.erase(dashes, args.end());
+  }
+  po::options_description desc("Options");
+  desc.add_options()
+    ("flaggems", po::value<std::string>(), "FlagGems checkout (else FLAGGEMS_DIR, else the working folder if it holds benchmark/conftest.py)")
+    ("op", po::value<std::string>(), "operator: benchmark/test_<op>.py, else the module that marks or names it")
+    ("op-file", po::value<std::string>(), "benchmark module to run whole")
+    ("test-node", po::value<std::string>(), "pytest node id, taken as given")
+    ("level", po::value<std::string>(), "core (default) or comprehensive")
+    ("mode", po::value<std::string>(), "kernel (default), operator or wrapper")
+    ("dtypes", po::value<std::string>(), "comma list: float16,float32,bfloat16,int16,int32,bool,complex64")
+    ("timer", po::value<std::string>(), "auto (default: graph where the backend captures), graph, direct, profiler")
+    ("device", po::value<std::string>(), "device index or UUID (default: the first)")
+    ("shape-file", po::value<std::string>(), "shapes YAML to use instead of benchmark/core_shapes.yaml")
+    ("shape-mode", po::value<std::string>(), "upstream: FlagGems' own core_shapes.yaml (the default)")
+    ("replay-from", po::value<std::string>(), "autotune records to pin")
+    ("isolate-tuner-cache", "own FLAGGEMS_CACHE_DIR and TRITON_CACHE_DIR, removed afterwards")
+    ("out", po::value<std::string>(), "run folder (default runs/<UTC time>-<op>-<backend>/)")
+    ("python", po::value<std::string>(), "interpreter that runs pytest (else ZL_PYTHON, else python3)");
+  if (command == "plan") {
+    desc.add_options()("json", "print the plan as JSON");
+  }
+  std::string usage = k_run_usage;
+  if (command == "plan") {
+    usage.replace(usage.find(" run "), 5, " plan ");
+    usage += " [--json]";
+  }
+  const auto vm = parse_options(command, usage + "\n\n" + k_run_notes, desc, args);
+  if (!vm) {
+    return std::nullopt;
+  }
+  auto get = [&](const char* option, const char* variable) {
+    return vm->count(option) ? (*vm)[option].as<std::string>() : variable ? env_or(variable) : std::string();
+  };
+  json = vm->count("json") > 0;
+  r.flaggems_dir = get("flaggems", nullptr);
+  r.flaggems_dir_from = "--flaggems";
+  if (r.flaggems_dir.empty() && !(r.flaggems_dir = env_or("FLAGGEMS_DIR")).empty()) {
+    r.flaggems_dir_from = "FLAGGEMS_DIR";
+  }
+  if (r.flaggems_dir.empty() && boost::filesystem::exists("benchmark/conftest.py")) {
+    r.flaggems_dir = ".";
+    r.flaggems_dir_from = "the working folder";
+  }
+  r.op = get("op", "OP");
+  r.op_file = get("op-file", "OP_FILE");
+  r.test_node = get("test-node", "TEST_NODE");
+  // An option given on the command line silences the variables of the other two forms.
+  if (vm->count("op") || vm->count("op-file") || vm->count("test-node")) {
+    r.op = get("op", nullptr), r.op_file = get("op-file", nullptr), r.test_node = get("test-node", nullptr);
+  }
+  r.level = get("level", "BENCH_LEVEL");
+  r.level = r.level.empty() ? "core" : r.level;
+  r.mode = vm->count("mode") ? (*vm)["mode"].as<std::string>() : "kernel";
+  r.dtypes = util::split(get("dtypes", nullptr), ',');
+  r.timer = vm->count("timer") ? (*vm)["timer"].as<std::string>() : "auto";
+  r.device = get("device", nullptr);
+  r.shape_file = get("shape-file", "SHAPE_FILE");
+  const auto shape_mode = get("shape-mode", "SHAPE_MODE");
+  if (!shape_mode.empty() && shape_mode != "upstream") {
+    throw Error(fmt::format("--shape-mode {} is not accepted; the one mode is upstream (FlagGems' own shapes); "
+                            "for other shapes use --shape-file",
+                            shape_mode));
+  }
+  r.shape_mode_upstream = !shape_mode.empty();
+  if (r.shape_mode_upstream && !vm->count("shape-file")) {
+    r.shape_file.clear(); // SHAPE_MODE=upstream outranks a SHAPE_FILE variable
+  }
+  r.replay_from = get("replay-from", "REPLAY_FROM");
+  r.isolate_tuner_cache = vm->count("isolate-tuner-cache") > 0 || env_or("ZL_ISOLATE_TUNER_CACHE") == "1";
+  r.out_dir = get("out", nullptr);
+  r.python = get("python", "ZL_PYTHON");
+  r.python = r.python.empty() ? "python3" : r.python;
+  run::validate(r);
+  return r;
+}
+
+run::Plan plan_for(Context& ctx, run::Request request)
+{
+  request.command_line = ctx.command_line;
+  // Preflight first: a wrong path fails as a wrong path before anything else is asked of it.
+  run::PreflightInput in;
+  in.flaggems_dir = request.flaggems_dir;
+  in.flaggems_dir_from = request.flaggems_dir_from;
+  if (!request.flaggems_dir.empty() && boost::filesystem::is_directory(request.flaggems_dir)) {
+    const auto node = run::resolve_node(request.flaggems_dir, request.op, request.op_file, request.test_node);
+    in.benchmark_file = node.file;
+    in.how_resolved = node.how;
+  }
+  in.shape_file = request.shape_file;
+  in.replay_from = request.replay_from;
+  in.python = request.python;
+  run::preflight(in);
+  const auto selection = ctx.select_backend();
+  return run::make_plan(request, *selection.module, selection.how);
+}
+
+int report_preflight(const run::PreflightError& e)
+{
+  std::cout << e.marker() << std::endl;
+  std::cerr << "zl: preflight failed: " << e.what() << "\n";
+  return e.exit_code();
+}
+
+} // namespace
+
+int cmd_run(Context& ctx, const Args& args)
+{
+  bool json = false;
+  auto request = parse_request("run", args, json);
+  if (!request) {
+    return 0;
+  }
+  try {
+    return run::execute(plan_for(ctx, *request));
+  } catch (const run::PreflightError& e) {
+    return report_preflight(e);
+  }
+}
+
+int cmd_plan(Context& ctx, const Args& args)
+{
+  bool json = false;
+  auto request = parse_request("plan", args, json);
+  if (!request) {
+    return 0;
+  }
+  run::Plan plan;
+  try {
+    plan = plan_for(ctx, *request);
+  } catch (const run::PreflightError& e) {
+    return report_preflight(e);
+  }
+  if (json) {
+    std::cout << run::plan_json(plan);
+    return 0;
+  }
+  std::cout << fmt::format("backend  {} ({})\n", plan.backend->name(), plan.backend_how);
+  std::cout << fmt::format("device   {} {} ({})\n", plan.device.index, plan.device.uuid, plan.device.name);
+  std::cout << fmt::format("node     {}{}  [{}]\n", plan.node.node,
+                           plan.node.marker.empty() ? "" : " -m " + plan.node.marker, plan.node.how);
+  std::cout << fmt::format("timer    {} (asked: {})\n", plan.timer, plan.request.timer);
+  std::cout << fmt::format("level    {}   mode {}\n", plan.request.level, plan.request.mode);
+  std::cout << fmt::format("shapes   {}\n", plan.shape_source);
+  std::cout << fmt::format("tuner    {} cache at {} ({} entries)\n", plan.tuner_cache.mode, plan.tuner_cache.path,
+                           plan.tuner_cache.entries_before ? std::to_string(*plan.tuner_cache.entries_before)
+                                                           : "unknown: " + plan.tuner_cache.note);
+  std::cout << "plugins  -p " << util::join(plan.plugins, " -p ") << "\n";
+  std::cout << "env      ";
+  for (const auto& [k, v] : plan.env_set) {
+    std::cout << k << "=" << v << " ";
+  }
+  for (const auto& k : plan.env_unset) {
+    std::cout << "-" << k << " ";
+  }
+  std::cout << "\nrun dir  " << plan.run_dir << "\n";
+  std::cout << "command  " << util::join(plan.argv, " ") << "\n";
+  return 0;
+}
+
+} // namespace zl::cli

@@ -1,0 +1,123 @@
+#include "run/identity.hpp"
+
+#include "util/json.hpp"
+#include "util/process.hpp"
+#include "util/string.hpp"
+
+#include <boost/filesystem.hpp>
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <rapidjson/document.h>
+#include <zl/version.hpp>
+
+#include <fstream>
+
+namespace zl::run {
+
+std::string utc_now()
+{
+  return fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", fmt::gmtime(std::time(nullptr)));
+}
+
+std::string flaggems_commit(const std::string& flaggems_dir)
+{
+  if (util::find_program("git")) {
+    util::SpawnSpec spec;
+    spec.argv = {"git", "-C", flaggems_dir, "rev-parse", "HEAD"};
+    spec.timeout = std::chrono::seconds(10);
+    std::string out;
+    try {
+      if (util::run(spec, [&](std::string_view s) { out.append(s); }).exit_code == 0) {
+        return util::first_line(out);
+      }
+    } catch (const util::SpawnFailure&) {
+    }
+  }
+  std::ifstream in(flaggems_dir + "/FLAGGEMS_COMMIT");
+  std::string line;
+  std::getline(in, line);
+  return std::string(util::trim(line));
+}
+
+std::string identity_json(const Plan& p, const Outcome& o, const std::string& versions_json, const std::string& commit)
+{
+  util::JsonWriter j;
+  auto& w = j.w();
+  w.StartObject();
+  j.field("schema", 1);
+  j.field("zl_version", k_version);
+  j.field("status", o.status);
+  j.nullable("exit_code", o.exit_code);
+  j.nullable("pytest_exit_code", o.pytest_exit_code);
+  j.nullable("error", o.error);
+  j.strings("command", p.request.command_line);
+  j.field("started_at", o.started_at);
+  j.nullable("finished_at", o.finished_at);
+  j.nullable("duration_s", o.duration_s);
+  j.key("backend");
+  w.StartObject();
+  j.field("name", p.backend->name());
+  j.field("module", p.backend->path);
+  j.field("abi", p.backend->abi_version());
+  j.field("version", p.backend->desc.version);
+  j.field("selected_by", p.backend_how);
+  w.EndObject();
+  j.key("device");
+  w.StartObject();
+  j.field("index", p.device.index);
+  j.field("uuid", p.device.uuid);
+  j.field("name", p.device.name);
+  j.field("visibility_var", p.backend->desc.visibility_var);
+  j.field("visibility_value", p.device.visibility_id);
+  w.EndObject();
+  j.key("timer");
+  w.StartObject();
+  j.field("effective", p.timer);
+  j.field("requested", p.request.timer);
+  w.EndObject();
+  j.field("level", p.request.level);
+  j.field("mode", p.request.mode);
+  j.strings("dtypes", p.request.dtypes);
+  j.key("autotune");
+  w.StartObject();
+  j.field("mode", p.autotune_mode);
+  j.nullable("source", p.autotune_source);
+  w.EndObject();
+  j.key("tuner_cache");
+  w.StartObject();
+  j.field("mode", p.tuner_cache.mode);
+  j.field("path", p.tuner_cache.path);
+  j.nullable("entries_before", p.tuner_cache.entries_before);
+  j.nullable("note", p.tuner_cache.note);
+  j.field("removed_after", p.tuner_cache.mode == "isolated");
+  w.EndObject();
+  j.key("node");
+  w.StartObject();
+  j.field("op", p.node.op);
+  j.field("node", p.node.node);
+  j.nullable("marker", p.node.marker);
+  j.field("resolution", p.node.how);
+  w.EndObject();
+  j.key("shapes");
+  w.StartObject();
+  j.field("file", p.run_dir + "/shapes.yaml");
+  j.field("source", p.shape_source);
+  j.field("passed_to_pytest", !p.shape_file.empty());
+  w.EndObject();
+  j.field("flaggems_dir", boost::filesystem::absolute(p.request.flaggems_dir).lexically_normal().string());
+  j.nullable("flaggems_commit", commit);
+  j.key("versions");
+  rapidjson::Document versions;
+  if (!versions_json.empty() && !versions.Parse(versions_json.c_str()).HasParseError() && versions.IsObject()) {
+    versions.Accept(w);
+  } else {
+    w.Null();
+  }
+  j.strings("plugins", p.plugins);
+  j.nullable("record_log", o.record_log);
+  j.field("run_dir", p.run_dir);
+  w.EndObject();
+  return j.text();
+}
+
+} // namespace zl::run

@@ -1,0 +1,286 @@
+#include "run/plan.hpp"
+
+#include "loader/search_path.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/json.hpp"
+#include "util/string.hpp"
+
+#include <boost/filesystem.hpp>
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <zl/version.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+
+extern char** environ;
+
+namespace zl::run {
+
+namespace fs = boost::filesystem;
+
+namespace {
+
+// Inputs of zl (and of the harness it replaces) that must not reach the benchmark process.
+const char* const k_zl_inputs[] = {"TEST_NODE", "OP", "OP_FILE", "BENCH_LEVEL", "SHAPE_FILE", "SHAPE_MODE",
+                                   "REPLAY_FROM", "FLAGGEMS_DIR", "PARALLEL_WARMUP_GPUS"};
+
+std::string default_run_dir(const std::string& op, const std::string& backend)
+{
+  const auto now = std::chrono::system_clock::now();
+  const auto base = fmt::format("runs/{:%Y%m%dT%H%M%S}Z-{}-{}", fmt::gmtime(std::chrono::system_clock::to_time_t(now)),
+                                op, backend);
+  std::string dir = base;
+  for (int i = 2; fs::exists(dir); ++i) {
+    dir = fmt::format("{}-{}", base, i);
+  }
+  return util::absolute(dir);
+}
+
+} // namespace
+
+std::string resolve_timer(const std::string& requested, const loader::Module& backend)
+{
+  const bool capture = backend.has(ZL_CAP_GRAPH_CAPTURE);
+  if (requested == "auto") {
+    return capture ? "graph" : "direct";
+  }
+  if (requested == "graph" && !capture) {
+    throw Error(fmt::format("--timer graph: backend {} cannot capture device graphs; use --timer direct (or auto)",
+                            backend.name()));
+  }
+  if (requested == "profiler" && !backend.has(ZL_CAP_PROFILER_TIMER)) {
+    throw Error(fmt::format("--timer profiler: backend {} has no device profiler timing; use --timer direct (or "
+                            "auto)",
+                            backend.name()));
+  }
+  return requested;
+}
+
+std::vector<std::string> plan_plugins(const loader::Module& backend, const std::string& timer)
+{
+  std::vector<std::string> plugins;
+  if (backend.desc.compat_rule_count > 0) {
+    plugins.push_back("zl_compat");
+  }
+  plugins.push_back("zl_device_setup");
+  plugins.push_back("zl_timing");
+  if (timer == "graph") {
+    plugins.push_back("zl_capture");
+  }
+  plugins.push_back("zl_identity");
+  return plugins;
+}
+
+loader::Device choose_device(const loader::Module& backend, const std::string& wanted)
+{
+  const auto e = backend.enumerate();
+  if (e.devices.empty()) {
+    throw Error(fmt::format("backend {} has no device to run on: {}", backend.name(),
+                            e.reason.empty() ? "it found none" : e.reason));
+  }
+  if (wanted.empty()) {
+    return e.devices.front();
+  }
+  for (const auto& d : e.devices) {
+    if (std::to_string(d.index) == wanted || d.uuid == wanted) {
+      return d;
+    }
+  }
+  std::vector<std::string> have;
+  for (const auto& d : e.devices) {
+    have.push_back(fmt::format("{} ({})", d.index, d.uuid));
+  }
+  throw Error(fmt::format("--device {}: backend {} has no device with that index or UUID; it has {}", wanted,
+                          backend.name(), util::join(have, ", ")));
+}
+
+std::vector<std::string> plugin_python_path()
+{
+  const auto installed = fs::path(loader::binary_prefix()) / "share" / "zl" / "python";
+  if (fs::is_directory(installed / "zl_plugins")) {
+    return {(installed / "zl_plugins").string(), (installed / "compat").string()};
+  }
+  return {std::string(ZL_SOURCE_DIR) + "/python/zl_plugins", std::string(ZL_SOURCE_DIR) + "/compat"};
+}
+
+Plan make_plan(const Request& request, const loader::Module& backend, const std::string& backend_how)
+{
+  Plan p;
+  p.request = request;
+  p.backend = &backend;
+  p.backend_how = backend_how;
+  p.node = resolve_node(request.flaggems_dir, request.op, request.op_file, request.test_node);
+  p.timer = resolve_timer(request.timer, backend);
+  p.plugins = plan_plugins(backend, p.timer);
+  p.device = choose_device(backend, request.device);
+  p.run_dir = request.out_dir.empty() ? default_run_dir(p.node.op, backend.name()) : util::absolute(request.out_dir);
+  p.plan_path = p.run_dir + "/plan.json";
+  p.versions_file = p.run_dir + "/python_versions.json";
+  // The shapes in force are archived in the run folder and pytest reads that copy.
+  p.shape_source = request.shape_file.empty() ? util::absolute(request.flaggems_dir + "/benchmark/core_shapes.yaml")
+                                              : util::absolute(request.shape_file);
+  if (!request.shape_file.empty()) {
+    p.shape_file = p.run_dir + "/shapes.yaml";
+  }
+  if (!request.replay_from.empty()) {
+    p.autotune_mode = "replay";
+    p.autotune_source = util::absolute(request.replay_from);
+  }
+  const bool isolated = request.isolate_tuner_cache;
+  p.tuner_cache = isolated ? TunerCache{"isolated", p.run_dir + "/.tuner-cache", 0, {}, ""}
+                           : inspect_tuner_cache(default_cache_dir(), "shared");
+
+  // pytest runs in the run folder, so FlagGems' record log and JSON report land there.
+  const auto flaggems = util::absolute(request.flaggems_dir);
+  p.argv = {request.python, "-m", "pytest", flaggems + "/" + p.node.node, "-s", "-p", "no:cacheprovider"};
+  for (const auto& plugin : p.plugins) {
+    p.argv.insert(p.argv.end(), {"-p", plugin});
+  }
+  p.argv.insert(p.argv.end(), {"--level", request.level, "--mode", request.mode, "--record", "log"});
+  for (const auto& d : request.dtypes) {
+    p.argv.insert(p.argv.end(), {"--dtypes", d});
+  }
+  if (!p.shape_file.empty()) {
+    p.argv.insert(p.argv.end(), {"--shape_file", p.shape_file});
+  }
+  if (!p.node.marker.empty()) {
+    p.argv.insert(p.argv.end(), {"-m", p.node.marker});
+  }
+  p.argv.insert(p.argv.end(), request.extra_args.begin(), request.extra_args.end());
+
+  const auto& d = backend.desc;
+  p.env_set.emplace_back("ZL_PLAN", p.plan_path);
+  if (*d.visibility_var != '\0') {
+    p.env_set.emplace_back(d.visibility_var, p.device.visibility_id);
+  }
+  auto python_path = plugin_python_path();
+  if (const char* existing = std::getenv("PYTHONPATH"); existing != nullptr && *existing != '\0') {
+    python_path.emplace_back(existing);
+  }
+  p.env_set.emplace_back("PYTHONPATH", util::join(python_path, ":"));
+  p.env_set.emplace_back("PYTHONUNBUFFERED", "1");
+  if (isolated) {
+    p.env_set.emplace_back("FLAGGEMS_CACHE_DIR", p.tuner_cache.path);
+    p.env_set.emplace_back("TRITON_CACHE_DIR", p.run_dir + "/.triton-cache");
+  }
+  p.env_unset = loader::string_list(d.visibility_unset);
+  if (isolated) {
+    p.env_unset.emplace_back("FLAGGEMS_DB_URL");
+  }
+  return p;
+}
+
+std::vector<std::string> child_environment(const Plan& plan)
+{
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const auto name = entry.substr(0, entry.find('='));
+    const bool zl_input = name.rfind("ZL_", 0) == 0 ||
+                          std::find(std::begin(k_zl_inputs), std::end(k_zl_inputs), name) != std::end(k_zl_inputs);
+    const bool unset = std::find(plan.env_unset.begin(), plan.env_unset.end(), name) != plan.env_unset.end();
+    const bool replaced = std::any_of(plan.env_set.begin(), plan.env_set.end(),
+                                      [&](const auto& kv) { return kv.first == name; });
+    if (!zl_input && !unset && !replaced) {
+      env.push_back(entry);
+    }
+  }
+  for (const auto& [k, v] : plan.env_set) {
+    env.push_back(k + "=" + v);
+  }
+  return env;
+}
+
+std::string plan_json(const Plan& p)
+{
+  util::JsonWriter j;
+  auto& w = j.w();
+  const auto& d = p.backend->desc;
+  w.StartObject();
+  j.field("schema", 1);
+  j.field("zl_version", k_version);
+  j.field("run_dir", p.run_dir);
+  j.key("backend");
+  w.StartObject();
+  j.field("name", p.backend->name());
+  j.field("module", p.backend->path);
+  j.field("abi", p.backend->abi_version());
+  j.field("version", d.version);
+  j.field("selected_by", p.backend_how);
+  j.field("flaggems_vendor", d.flaggems_vendor);
+  j.field("torch_module", d.torch_module);
+  j.field("torch_device", d.torch_device);
+  j.field("graph_class", d.graph_class);
+  j.strings("capabilities", loader::capability_names(d.capabilities));
+  j.field("visibility_var", d.visibility_var);
+  w.EndObject();
+  j.key("device");
+  w.StartObject();
+  j.field("index", p.device.index);
+  j.field("uuid", p.device.uuid);
+  j.field("name", p.device.name);
+  j.field("visibility_id", p.device.visibility_id);
+  w.EndObject();
+  j.field("op", p.node.op);
+  j.field("node", p.node.node);
+  j.nullable("marker", p.node.marker);
+  j.field("node_resolution", p.node.how);
+  j.field("flaggems_dir", util::absolute(p.request.flaggems_dir));
+  j.field("level", p.request.level);
+  j.field("mode", p.request.mode);
+  j.strings("dtypes", p.request.dtypes);
+  j.field("timer", p.timer);
+  j.field("timer_requested", p.request.timer);
+  j.key("capture");
+  w.StartObject();
+  j.strings("refused", loader::string_list(d.capture.refused));
+  j.strings("device_fault", loader::string_list(d.capture.device_fault));
+  j.strings("poisoned", loader::string_list(d.capture.poisoned));
+  j.strings("deny_ops", loader::string_list(d.capture_deny_ops));
+  w.EndObject();
+  j.key("compat_rules");
+  w.StartArray();
+  for (size_t i = 0; i < d.compat_rule_count; ++i) {
+    const auto& r = d.compat_rules[i];
+    w.StartObject();
+    j.field("file", r.file);
+    j.field("skip_reason", r.skip_reason);
+    j.field("vendor", r.vendor);
+    j.field("action", r.action == ZL_COMPAT_KEEP_SKIP ? "keep" : "drop");
+    j.field("why", r.why);
+    w.EndObject();
+  }
+  w.EndArray();
+  j.strings("plugins", p.plugins);
+  j.nullable("shape_file", p.shape_file);
+  j.field("shape_source", p.shape_source);
+  j.key("autotune");
+  w.StartObject();
+  j.field("mode", p.autotune_mode);
+  j.nullable("source", p.autotune_source);
+  w.EndObject();
+  j.key("tuner_cache");
+  w.StartObject();
+  j.field("mode", p.tuner_cache.mode);
+  j.field("path", p.tuner_cache.path);
+  j.nullable("entries_before", p.tuner_cache.entries_before);
+  j.strings("databases", p.tuner_cache.databases);
+  j.nullable("note", p.tuner_cache.note);
+  w.EndObject();
+  j.field("versions_file", p.versions_file);
+  j.strings("pytest_argv", p.argv);
+  j.key("env_set");
+  w.StartObject();
+  for (const auto& [k, v] : p.env_set) {
+    j.field(k, v);
+  }
+  w.EndObject();
+  j.strings("env_unset", p.env_unset);
+  w.EndObject();
+  return j.text();
+}
+
+} // namespace zl::run

@@ -1,0 +1,62 @@
+// Planning one run: every decision `zl run` makes before pytest starts, as data that `zl plan`
+// prints and plan.json carries to the Python plugins.
+#pragma once
+
+#include "loader/module.hpp"
+#include "run/node.hpp"
+#include "run/request.hpp"
+#include "run/tuner_cache.hpp"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace zl::run {
+
+struct Plan
+{
+  Request request;
+  Node node;
+  const loader::Module* backend = nullptr;
+  std::string backend_how;  // why this backend: "--backend", "ZL_BACKEND", or the automatic reason
+  loader::Device device;
+  std::string timer;        // effective: graph, direct or profiler
+  std::vector<std::string> plugins; // the -p list, in order
+  std::string run_dir;
+  std::string plan_path;
+  std::string versions_file;
+  std::string shape_file;   // what pytest gets as --shape_file; empty: FlagGems' own
+  std::string shape_source; // where the shapes in force come from
+  std::string autotune_mode = "off";
+  std::string autotune_source;
+  TunerCache tuner_cache;
+  std::vector<std::string> argv;                          // python -m pytest …
+  std::vector<std::pair<std::string, std::string>> env_set; // what zl sets for pytest
+  std::vector<std::string> env_unset;                     // what zl removes for pytest
+};
+
+// auto becomes graph where the backend captures, else direct. Throws Error (exit 2) when the
+// backend cannot give the timer asked for.
+std::string resolve_timer(const std::string& requested, const loader::Module& backend);
+
+// The -p list: compat plugins first (they rewrite collection-time markers and nothing may read
+// the item list before them), then device setup, timing, capture (only for timer=graph), identity.
+std::vector<std::string> plan_plugins(const loader::Module& backend, const std::string& timer);
+
+// The device --device names (an index or a UUID), or the first. Throws Error when there is none.
+loader::Device choose_device(const loader::Module& backend, const std::string& wanted);
+
+// Folders the plugins live in: the install's share/zl/python, else the source tree.
+std::vector<std::string> plugin_python_path();
+
+// Builds the whole plan; reads the tuner cache and the FlagGems tree but writes nothing.
+Plan make_plan(const Request& request, const loader::Module& backend, const std::string& backend_how);
+
+// plan.json, schema 1 (docs/plan-file.md).
+std::string plan_json(const Plan& plan);
+
+// pytest's environment: zl's own, less ZL_* and the earlier harness's inputs, less the
+// backend's masking variables, plus env_set.
+std::vector<std::string> child_environment(const Plan& plan);
+
+} // namespace zl::run

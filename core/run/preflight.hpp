@@ -1,0 +1,49 @@
+// The checks before pytest starts: a wrong path must fail as a wrong path, not as pytest's
+// "unrecognized arguments: --level core" several layers away.
+#pragma once
+
+#include "util/error.hpp"
+
+#include <optional>
+#include <string>
+
+namespace zl::run {
+
+// A failed check: `PREFLIGHT_FAILED check=<check>` and a sentence; exit code 3.
+class PreflightError : public Error
+{
+public:
+  PreflightError(std::string check, std::string path, const std::string& sentence)
+    : Error(sentence, k_exit_preflight), m_check(std::move(check)), m_path(std::move(path))
+  {
+  }
+  const std::string& check() const { return m_check; }
+  const std::string& path() const { return m_path; }
+  // The marker line: PREFLIGHT_FAILED check=<name> path=<path>
+  std::string marker() const;
+
+private:
+  std::string m_check;
+  std::string m_path;
+};
+
+struct PreflightInput
+{
+  std::string flaggems_dir;
+  std::string flaggems_dir_from; // "--flaggems", "FLAGGEMS_DIR", "the working folder", or ""
+  std::string benchmark_file;    // relative to flaggems_dir
+  std::string how_resolved;      // how the node was found, quoted when the file is missing
+  std::string shape_file;        // empty when FlagGems' own is in force
+  std::string replay_from;       // empty when not replaying
+  std::string python;
+};
+
+// Runs the checks in order: flaggems_dir, benchmark_file, shape_file, replay_from, python.
+// Throws PreflightError at the first that fails. Only the file half of a node is checked:
+// a missing ::test_<fn> already gets a clear "not found" from pytest.
+void preflight(const PreflightInput& in);
+
+// Whether python can import pytest; the error text when not.
+std::optional<std::string> python_lacks_pytest(const std::string& python);
+
+} // namespace zl::run

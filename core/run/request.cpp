@@ -1,0 +1,55 @@
+#include "run/request.hpp"
+
+#include "util/error.hpp"
+#include "util/string.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace zl::run {
+
+const std::vector<std::string> k_levels = {"core", "comprehensive"};
+const std::vector<std::string> k_modes = {"kernel", "operator", "wrapper"};
+const std::vector<std::string> k_timers = {"auto", "graph", "direct", "profiler"};
+// The dtypes FlagGems' benchmark conftest accepts for --dtypes.
+const std::vector<std::string> k_dtypes = {"float16", "float32", "bfloat16", "int16", "int32", "bool", "complex64"};
+
+namespace {
+
+void one_of(const std::string& option, const std::string& value, const std::vector<std::string>& accepted)
+{
+  if (std::find(accepted.begin(), accepted.end(), value) == accepted.end()) {
+    throw Error(fmt::format("{} {} is not accepted; use one of: {}", option, value.empty() ? "\"\"" : value,
+                            util::join(accepted, ", ")));
+  }
+}
+
+} // namespace
+
+void validate(const Request& r)
+{
+  const int given = !r.op.empty() + !r.op_file.empty() + !r.test_node.empty();
+  if (given == 0) {
+    throw Error("say what to run: --op OP, --op-file FILE or --test-node NODE (or OP, OP_FILE, TEST_NODE)");
+  }
+  if (given > 1) {
+    throw Error("give only one of --op, --op-file and --test-node (the variables OP, OP_FILE and TEST_NODE count "
+                "too when the option is absent)");
+  }
+  if (!r.op.empty() && !util::is_identifier(r.op)) {
+    throw Error(fmt::format("--op {} is not an operator name ([a-z0-9_]+); to run a file, use --op-file", r.op));
+  }
+  one_of("--level", r.level, k_levels);
+  one_of("--mode", r.mode, k_modes);
+  one_of("--timer", r.timer, k_timers);
+  for (const auto& d : r.dtypes) {
+    one_of("--dtypes", d, k_dtypes);
+  }
+  if (r.shape_mode_upstream && !r.shape_file.empty()) {
+    throw Error("--shape-mode upstream defers to FlagGems' own core_shapes.yaml; it cannot go with --shape-file "
+                "(or SHAPE_FILE)");
+  }
+}
+
+} // namespace zl::run

@@ -1,0 +1,224 @@
+#include "run/runner.hpp"
+
+#include "run/identity.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/process.hpp"
+#include "util/string.hpp"
+
+#include <boost/filesystem.hpp>
+#include <fmt/format.h>
+#include <zl/version.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <unistd.h>
+
+namespace zl::run {
+
+namespace fs = boost::filesystem;
+
+namespace {
+
+volatile std::sig_atomic_t g_child_pgid = 0;
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void forward_signal(int sig)
+{
+  g_signal = sig;
+  if (g_child_pgid > 0) {
+    ::kill(-g_child_pgid, sig);
+  }
+}
+
+// Installs the forwarding handlers for its lifetime.
+class SignalForwarding
+{
+public:
+  SignalForwarding()
+  {
+    struct sigaction sa{};
+    sa.sa_handler = forward_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < std::size(k_signals); ++i) {
+      ::sigaction(k_signals[i], &sa, &m_old[i]);
+    }
+  }
+  SignalForwarding(const SignalForwarding&) = delete;
+  SignalForwarding& operator=(const SignalForwarding&) = delete;
+  ~SignalForwarding()
+  {
+    for (size_t i = 0; i < std::size(k_signals); ++i) {
+      ::sigaction(k_signals[i], &m_old[i], nullptr);
+    }
+    g_child_pgid = 0;
+  }
+
+private:
+  static constexpr int k_signals[] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction m_old[3]{};
+};
+
+std::string quote_marker_value(const std::string& v)
+{
+  if (!v.empty() && v.find_first_of(" \t\"=") == std::string::npos) {
+    return v;
+  }
+  std::string out = "\"";
+  for (char c : v) {
+    out += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+  }
+  return out + "\"";
+}
+
+std::string run_header(const Plan& p)
+{
+  const std::pair<const char*, std::string> fields[] = {
+    {"zl_version", k_version},
+    {"backend", p.backend->name()},
+    {"device", std::to_string(p.device.index)},
+    {"uuid", p.device.uuid},
+    {"timer", p.timer},
+    {"level", p.request.level},
+    {"mode", p.request.mode},
+    {"tuner_cache", p.tuner_cache.mode},
+    {"tuner_entries_before", p.tuner_cache.entries_before ? std::to_string(*p.tuner_cache.entries_before) : "unknown"},
+    {"autotune", p.autotune_mode},
+    {"node", p.node.node},
+    {"run_dir", p.run_dir}};
+  std::string line = "ZL_RUN";
+  for (const auto& [k, v] : fields) {
+    line += fmt::format(" {}={}", k, quote_marker_value(v));
+  }
+  return line + "\n# pytest: " + util::join(p.argv, " ") + "\n";
+}
+
+void prepare_folder(const Plan& p)
+{
+  boost::system::error_code ec;
+  if (fs::exists(p.run_dir) && !fs::is_empty(p.run_dir, ec)) {
+    throw Error(fmt::format("the run folder {} already holds files; zl does not write over a run: choose another "
+                            "--out",
+                            p.run_dir));
+  }
+  util::make_dirs(p.run_dir);
+  // The shapes in force, with the level, as the run saw them.
+  std::string shapes = fs::exists(p.shape_source) ? util::read_file(p.shape_source) : std::string();
+  util::write_file_atomic(p.run_dir + "/shapes.yaml",
+                          fmt::format("# zl: shapes in force for this run: level={} source={}\n{}", p.request.level,
+                                      p.shape_source, shapes));
+  if (p.tuner_cache.mode == "isolated") {
+    util::make_dirs(p.tuner_cache.path);
+    util::make_dirs(p.run_dir + "/.triton-cache");
+  }
+}
+
+// FlagGems writes result_<args>.log into pytest's working folder, the run folder; keep it
+// under a fixed name.
+std::string collect_record_log(const std::string& run_dir)
+{
+  boost::system::error_code ec;
+  for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto name = it->path().filename().string();
+    if (name.rfind("result_", 0) == 0 && it->path().extension() == ".log") {
+      fs::rename(it->path(), fs::path(run_dir) / "record.log", ec);
+      return ec ? name : "record.log";
+    }
+  }
+  return "";
+}
+
+std::string status_of(int pytest_exit, int signal)
+{
+  if (signal != 0) {
+    return "interrupted";
+  }
+  switch (pytest_exit) {
+  case 0: return "ok";
+  case 1: return "failed";
+  case 2: return "interrupted";
+  case 4: return "usage_error";
+  case 5: return "no_tests";
+  default: return pytest_exit > 128 ? "crashed" : "error";
+  }
+}
+
+} // namespace
+
+int map_pytest_exit(int pytest_exit)
+{
+  return pytest_exit == 2 || pytest_exit == 3 ? 10 + pytest_exit : pytest_exit;
+}
+
+int execute(const Plan& p)
+{
+  prepare_folder(p);
+  Outcome outcome;
+  outcome.started_at = utc_now();
+  const auto commit = flaggems_commit(p.request.flaggems_dir);
+  util::write_file_atomic(p.plan_path, plan_json(p));
+  const auto identity_path = p.run_dir + "/run_identity.json";
+  util::write_file_atomic(identity_path, identity_json(p, outcome, "", commit));
+
+  std::FILE* log = std::fopen((p.run_dir + "/run.log").c_str(), "w");
+  if (log == nullptr) {
+    throw Error(fmt::format("cannot write {}/run.log", p.run_dir));
+  }
+  const auto header = run_header(p);
+  std::fputs(header.c_str(), log);
+  std::fputs(header.c_str(), stdout);
+  std::fflush(stdout);
+
+  util::SpawnSpec spec;
+  spec.argv = p.argv;
+  spec.env = child_environment(p);
+  spec.cwd = p.run_dir;
+  spec.new_process_group = true;
+  spec.on_spawn = [](int pid) { g_child_pgid = pid; };
+  auto tee = [log](std::FILE* out) {
+    return [log, out](std::string_view chunk) {
+      std::fwrite(chunk.data(), 1, chunk.size(), log);
+      std::fflush(log);
+      std::fwrite(chunk.data(), 1, chunk.size(), out);
+      std::fflush(out);
+    };
+  };
+  const auto start = std::chrono::steady_clock::now();
+  g_signal = 0;
+  util::ProcessResult result;
+  try {
+    SignalForwarding forwarding;
+    result = util::run(spec, tee(stdout), tee(stderr));
+  } catch (const util::SpawnFailure& e) {
+    std::fclose(log);
+    outcome.status = "error";
+    outcome.error = e.message;
+    outcome.exit_code = k_exit_usage;
+    util::write_file_atomic(identity_path, identity_json(p, outcome, "", commit));
+    throw Error(fmt::format("{}; pass --python with an interpreter that has pytest", e.message));
+  }
+  std::fclose(log);
+
+  const int signal = g_signal;
+  outcome.finished_at = utc_now();
+  outcome.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.pytest_exit_code = result.exit_code;
+  outcome.status = status_of(result.exit_code, signal);
+  outcome.exit_code = signal != 0 ? 130 : map_pytest_exit(result.exit_code);
+  outcome.record_log = collect_record_log(p.run_dir);
+  if (p.tuner_cache.mode == "isolated") {
+    boost::system::error_code ec;
+    fs::remove_all(p.tuner_cache.path, ec);
+    fs::remove_all(p.run_dir + "/.triton-cache", ec);
+  }
+  std::string versions;
+  if (fs::exists(p.versions_file)) {
+    versions = util::read_file(p.versions_file);
+  }
+  util::write_file_atomic(identity_path, identity_json(p, outcome, versions, commit));
+  return *outcome.exit_code;
+}
+
+} // namespace zl::run

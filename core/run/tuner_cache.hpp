@@ -1,0 +1,31 @@
+// FlagGems' autotune cache (LibTuner/LibCache): where it is and how warm it is before a run,
+// so that a warm-cache run can never pass for a cold one.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace zl::run {
+
+struct TunerCache
+{
+  std::string mode;  // "shared" or "isolated"
+  std::string path;  // FLAGGEMS_CACHE_DIR in force
+  std::optional<long long> entries_before; // tuned configs stored before the run; nullopt if unknown
+  std::vector<std::string> databases;      // the SQLite files counted
+  std::string note;                        // why entries_before is unknown, or other caveats
+};
+
+// The cache in force for a run: FLAGGEMS_CACHE_DIR, else ~/.flaggems; FLAGGEMS_DB_URL when it
+// names another SQLite file.
+std::string default_cache_dir();
+
+// Counts the rows of every config table (not the *_benchmark_v2 timing tables) in
+// <dir>/config_cache/TunedConfig_*.db, or in the SQLite file FLAGGEMS_DB_URL names.
+TunerCache inspect_tuner_cache(const std::string& dir, const std::string& mode);
+
+// Rows of the config tables of one SQLite file; throws Error naming the file on failure.
+long long count_tuned_entries(const std::string& db_path);
+
+} // namespace zl::run
