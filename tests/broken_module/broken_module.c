@@ -86,6 +86,10 @@ ZL_BACKEND_EXPORT const zl_backend_descriptor* zl_backend_get_descriptor(void)
 #endif
 #if defined(ZL_TEST_HOST_FALLBACK)
   storage.d.capabilities = ZL_CAP_HOST_FALLBACK;
+  storage.d.graph_class = "";
+  storage.d.visibility_var = "";
+  storage.d.compat_rules = NULL;
+  storage.d.compat_rule_count = 0;
 #endif
   return &storage.d;
 #endif
