@@ -18,7 +18,8 @@ std::string PreflightError::marker() const
 std::optional<std::string> python_lacks_pytest(const std::string& python)
 {
   util::SpawnSpec spec;
-  spec.argv = {python, "-c", "import pytest"};
+  // find_spec looks pytest up without importing it: the check costs one interpreter start.
+  spec.argv = {python, "-c", "import importlib.util, sys; sys.exit(importlib.util.find_spec('pytest') is None)"};
   spec.timeout = std::chrono::seconds(60);
   std::string err;
   try {
@@ -27,8 +28,10 @@ std::optional<std::string> python_lacks_pytest(const std::string& python)
       return std::nullopt;
     }
     const auto lines = util::split(err, '\n');
-    return fmt::format("{} cannot import pytest ({})", python,
-                       lines.empty() ? fmt::format("exit status {}", r.exit_code) : std::string(util::trim(lines.back())));
+    if (lines.empty()) {
+      return fmt::format("{} finds no module named pytest", python);
+    }
+    return fmt::format("{} cannot look for pytest ({})", python, std::string(util::trim(lines.back())));
   } catch (const util::SpawnFailure& e) {
     return fmt::format("{} cannot be run: {}", python, e.message);
   }
