@@ -1,6 +1,7 @@
 #include "host/host_api.hpp"
 
 #include "util/process.hpp"
+#include "util/string.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -38,17 +39,26 @@ zl_status run_program(void* /*ctx*/, const char* const* argv, uint32_t timeout_m
       return ZL_ERR_UNAVAILABLE;
     }
     spec.timeout = std::chrono::milliseconds(timeout_ms);
-    const auto result = util::run(spec, [&](std::string_view chunk) {
-      if (sink != nullptr) {
-        sink(sink_ctx, chunk.data(), chunk.size());
-      }
-    });
+    std::string err;
+    const auto result = util::run(
+      spec,
+      [&](std::string_view chunk) {
+        if (sink != nullptr) {
+          sink(sink_ctx, chunk.data(), chunk.size());
+        }
+      },
+      [&](std::string_view chunk) { err.append(chunk); });
     if (exit_code != nullptr) {
       *exit_code = result.exit_code;
     }
     if (result.timed_out) {
       write_reason(reason, reason_size, fmt::format("{} did not finish within {} ms and was killed", spec.argv[0], timeout_ms));
       return ZL_ERR_TOOL_FAILED;
+    }
+    if (result.exit_code != 0) {
+      // Tools say why they failed on standard error; hand its last line to the backend.
+      const auto lines = util::split(err, '\n');
+      write_reason(reason, reason_size, lines.empty() ? std::string() : std::string(util::trim(lines.back())));
     }
     return ZL_OK;
   } catch (const util::SpawnFailure& e) {

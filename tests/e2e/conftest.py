@@ -52,17 +52,26 @@ def zl(tmp_path):
     return Zl(tmp_path)
 
 
-@pytest.fixture
-def module_dir(tmp_path):
-    """A private backends folder; add_module copies test modules (tests/broken_module) into it."""
-    folder = tmp_path / "modules"
-    folder.mkdir(mode=0o755)
+class ModuleDir:
+    """A private backends folder; add() copies a test module (tests/broken_module) into it."""
 
-    def add_module(name, as_name=None):
-        target = folder / f"libzl_backend_{as_name or name}.so"
+    def __init__(self, path):
+        self.path = path
+        path.mkdir(mode=0o755)
+
+    def __str__(self):
+        return str(self.path)
+
+    def __truediv__(self, name):
+        return self.path / name
+
+    def add(self, name, as_name=None):
+        target = self.path / f"libzl_backend_{as_name or name}.so"
         shutil.copy(BROKEN_DIR / f"libzl_backend_{name}.so", target)
         target.chmod(0o755)
         return target
 
-    folder.add = add_module
-    return folder
+
+@pytest.fixture
+def module_dir(tmp_path):
+    return ModuleDir(tmp_path / "modules")

@@ -62,7 +62,9 @@ typedef struct zl_host_api {
    * sink(sink_ctx, data, size) receives standard output in chunks, in order.
    * exit_code: the program's exit status, or 128+signal when it was killed.
    * On ZL_ERR_UNAVAILABLE (program not found, not executable) or ZL_ERR_TOOL_FAILED (killed on
-   * timeout), reason receives a sentence (truncated to reason_size, always NUL-terminated).
+   * timeout), reason receives a sentence; on ZL_OK with a non-zero exit_code, the last line the
+   * program wrote to standard error (possibly empty). Truncated to reason_size, always
+   * NUL-terminated.
    * since 1.0 */
   zl_status (*run_program)(void* ctx, const char* const* argv, uint32_t timeout_ms,
                            void (*sink)(void* sink_ctx, const char* data, size_t size),

@@ -1,0 +1,167 @@
+// NVML through dlopen: no CUDA SDK at build time, no hard dependency at run time.
+// Prototypes: NVIDIA/go-nvml gen/nvml/nvml.h (vendors.md §1.1).
+#include "cuda_devices.hpp"
+
+#include <zl/backend_sdk.hpp>
+
+#include <cstring>
+#include <dlfcn.h>
+#include <initializer_list>
+
+namespace zl::backend_cuda {
+
+namespace {
+
+constexpr const char* k_library = "libnvidia-ml.so.1";
+constexpr unsigned k_buffer_size = 96; // NVML_DEVICE_UUID_V2_BUFFER_SIZE, NVML_DEVICE_NAME_V2_BUFFER_SIZE
+
+// nvmlReturn_t is a C enum (int); 0 is NVML_SUCCESS. nvmlDevice_t is an opaque pointer.
+using nvml_return = int;
+using nvml_device = void*;
+struct nvml_memory
+{
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+
+using init_fn = nvml_return (*)();
+using shutdown_fn = nvml_return (*)();
+using count_fn = nvml_return (*)(unsigned*);
+using handle_fn = nvml_return (*)(unsigned, nvml_device*);
+using string_fn = nvml_return (*)(nvml_device, char*, unsigned);
+using memory_fn = nvml_return (*)(nvml_device, nvml_memory*);
+
+// A dlopen handle: the first of the candidate names that opens, closed on scope exit.
+class Library
+{
+public:
+  explicit Library(std::initializer_list<const char*> sonames)
+  {
+    for (const char* soname : sonames) {
+      handle_ = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+      if (handle_ != nullptr) {
+        soname_ = soname;
+        return;
+      }
+      const char* err = dlerror();
+      error_ += (error_.empty() ? "" : "; ") + std::string(err != nullptr ? err : soname);
+    }
+  }
+  ~Library()
+  {
+    if (handle_ != nullptr) {
+      dlclose(handle_);
+    }
+  }
+  Library(const Library&) = delete;
+  Library& operator=(const Library&) = delete;
+
+  bool loaded() const { return handle_ != nullptr; }
+  const std::string& soname() const { return soname_; }
+  const std::string& error() const { return error_; } // the dlerror() texts, when none opened
+
+  // Looks a function up; records the first missing one.
+  template <typename Fn>
+  void bind(const char* name, Fn& fn)
+  {
+    void* sym = dlsym(handle_, name);
+    fn = reinterpret_cast<Fn>(sym);
+    if (sym == nullptr && missing_.empty()) {
+      missing_ = name;
+    }
+  }
+  const std::string& missing() const { return missing_; }
+
+private:
+  void* handle_ = nullptr;
+  std::string soname_;
+  std::string error_;
+  std::string missing_;
+};
+
+std::string call_failed(const char* fn, nvml_return rc)
+{
+  return std::string(fn) + " returned " + std::to_string(rc);
+}
+
+} // namespace
+
+LibraryResult query_nvml()
+{
+  LibraryResult result;
+  Library lib({k_library});
+  if (!lib.loaded()) {
+    result.detail = lib.error();
+    return result;
+  }
+  result.state = LibraryResult::State::failed;
+
+  init_fn init = nullptr;
+  shutdown_fn shutdown = nullptr;
+  count_fn count = nullptr;
+  handle_fn by_index = nullptr;
+  string_fn get_name = nullptr;
+  string_fn get_uuid = nullptr;
+  memory_fn get_memory = nullptr;
+  lib.bind("nvmlInit_v2", init);
+  lib.bind("nvmlShutdown", shutdown);
+  lib.bind("nvmlDeviceGetCount_v2", count);
+  lib.bind("nvmlDeviceGetHandleByIndex_v2", by_index);
+  lib.bind("nvmlDeviceGetName", get_name);
+  lib.bind("nvmlDeviceGetUUID", get_uuid);
+  lib.bind("nvmlDeviceGetMemoryInfo", get_memory);
+  if (!lib.missing().empty()) {
+    result.detail = std::string(k_library) + " has no " + lib.missing();
+    return result;
+  }
+
+  if (const nvml_return rc = init(); rc != 0) {
+    result.detail = call_failed("nvmlInit_v2", rc);
+    return result;
+  }
+  unsigned n = 0;
+  if (const nvml_return rc = count(&n); rc != 0) {
+    result.detail = call_failed("nvmlDeviceGetCount_v2", rc);
+    shutdown();
+    return result;
+  }
+  for (unsigned i = 0; i < n; ++i) {
+    nvml_device dev = nullptr;
+    char name[k_buffer_size] = {};
+    char uuid[k_buffer_size] = {};
+    nvml_memory mem{};
+    nvml_return rc = by_index(i, &dev);
+    const char* step = "nvmlDeviceGetHandleByIndex_v2";
+    if (rc == 0) {
+      step = "nvmlDeviceGetName";
+      rc = get_name(dev, name, k_buffer_size);
+    }
+    if (rc == 0) {
+      step = "nvmlDeviceGetUUID";
+      rc = get_uuid(dev, uuid, k_buffer_size);
+    }
+    if (rc == 0) {
+      step = "nvmlDeviceGetMemoryInfo";
+      rc = get_memory(dev, &mem);
+    }
+    if (rc != 0) {
+      result.detail = call_failed(step, rc) + " for device " + std::to_string(i);
+      result.devices.clear();
+      shutdown();
+      return result;
+    }
+    Device d;
+    d.index = i;
+    d.uuid = std::string(sdk::trim(std::string_view(uuid, strnlen(uuid, k_buffer_size))));
+    d.name = std::string(sdk::trim(std::string_view(name, strnlen(name, k_buffer_size))));
+    d.memory_bytes = static_cast<uint64_t>(mem.total);
+    d.visibility_id = d.uuid;
+    result.devices.push_back(std::move(d));
+  }
+  shutdown();
+  result.state = LibraryResult::State::ok;
+  return result;
+}
+
+} // namespace zl::backend_cuda

@@ -1,0 +1,201 @@
+// AMD SMI through dlopen: no ROCm SDK at build time, no hard dependency at run time.
+// Prototypes: ROCm/amdsmi include/amd_smi/amdsmi.h (vendors.md §3.1).
+//
+// Only calls whose arguments are plain values are made with a fixed layout: the UUID string, the
+// VRAM total and the socket/processor handles. amdsmi_asic_info_t changed layout between
+// releases (field widths, vendor_name inserted before asic_serial), so it is read into an
+// oversized zeroed buffer and only market_name, its first member in every release, is taken.
+// asic_serial is therefore not read here, and visibility_id falls back to the index.
+#include "rocm_devices.hpp"
+
+#include <zl/backend_sdk.hpp>
+
+#include <cstring>
+#include <dlfcn.h>
+#include <initializer_list>
+
+namespace zl::backend_rocm {
+
+namespace {
+
+constexpr uint64_t k_init_amd_gpus = uint64_t{1} << 1; // AMDSMI_INIT_AMD_GPUS
+constexpr int k_mem_type_vram = 0;                     // AMDSMI_MEM_TYPE_VRAM
+constexpr unsigned k_uuid_size = 96;                   // more than AMDSMI_GPU_UUID_SIZE
+constexpr size_t k_market_name_size = 256;             // the widest market_name in any release
+constexpr size_t k_asic_buffer = 8192;                 // several times any amdsmi_asic_info_t
+
+// amdsmi_status_t is a C enum (int); 0 is AMDSMI_STATUS_SUCCESS. Handles are opaque pointers.
+using amdsmi_status = int;
+using init_fn = amdsmi_status (*)(uint64_t);
+using shutdown_fn = amdsmi_status (*)();
+using sockets_fn = amdsmi_status (*)(uint32_t*, void**);
+using processors_fn = amdsmi_status (*)(void*, uint32_t*, void**);
+using uuid_fn = amdsmi_status (*)(void*, unsigned*, char*);
+using memory_fn = amdsmi_status (*)(void*, int, uint64_t*);
+using asic_fn = amdsmi_status (*)(void*, void*);
+
+// A dlopen handle: the first of the candidate names that opens, closed on scope exit.
+class Library
+{
+public:
+  explicit Library(std::initializer_list<const char*> sonames)
+  {
+    for (const char* soname : sonames) {
+      handle_ = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+      if (handle_ != nullptr) {
+        soname_ = soname;
+        return;
+      }
+      const char* err = dlerror();
+      error_ += (error_.empty() ? "" : "; ") + std::string(err != nullptr ? err : soname);
+    }
+  }
+  ~Library()
+  {
+    if (handle_ != nullptr) {
+      dlclose(handle_);
+    }
+  }
+  Library(const Library&) = delete;
+  Library& operator=(const Library&) = delete;
+
+  bool loaded() const { return handle_ != nullptr; }
+  const std::string& soname() const { return soname_; }
+  const std::string& error() const { return error_; } // the dlerror() texts, when none opened
+
+  // Looks a function up; records the first missing one.
+  template <typename Fn>
+  void bind(const char* name, Fn& fn)
+  {
+    void* sym = dlsym(handle_, name);
+    fn = reinterpret_cast<Fn>(sym);
+    if (sym == nullptr && missing_.empty()) {
+      missing_ = name;
+    }
+  }
+  const std::string& missing() const { return missing_; }
+
+private:
+  void* handle_ = nullptr;
+  std::string soname_;
+  std::string error_;
+  std::string missing_;
+};
+
+std::string call_failed(const char* fn, amdsmi_status rc)
+{
+  return std::string(fn) + " returned " + std::to_string(rc);
+}
+
+struct Api
+{
+  sockets_fn sockets = nullptr;
+  processors_fn processors = nullptr;
+  uuid_fn uuid = nullptr;
+  memory_fn memory = nullptr;
+  asic_fn asic = nullptr;
+};
+
+// Every GPU processor handle, socket by socket; the order is AMD SMI's (and amd-smi's) index.
+std::string list_handles(const Api& api, std::vector<void*>& handles)
+{
+  uint32_t n_sockets = 0;
+  if (const amdsmi_status rc = api.sockets(&n_sockets, nullptr); rc != 0) {
+    return call_failed("amdsmi_get_socket_handles", rc);
+  }
+  std::vector<void*> sockets(n_sockets);
+  if (const amdsmi_status rc = api.sockets(&n_sockets, sockets.data()); rc != 0) {
+    return call_failed("amdsmi_get_socket_handles", rc);
+  }
+  sockets.resize(n_sockets);
+  for (void* socket : sockets) {
+    uint32_t n = 0;
+    if (const amdsmi_status rc = api.processors(socket, &n, nullptr); rc != 0) {
+      return call_failed("amdsmi_get_processor_handles", rc);
+    }
+    std::vector<void*> found(n);
+    if (const amdsmi_status rc = api.processors(socket, &n, found.data()); rc != 0) {
+      return call_failed("amdsmi_get_processor_handles", rc);
+    }
+    found.resize(n);
+    handles.insert(handles.end(), found.begin(), found.end());
+  }
+  return {};
+}
+
+std::string describe(const Api& api, void* handle, uint32_t index, Device& d)
+{
+  char uuid[k_uuid_size] = {};
+  unsigned uuid_length = k_uuid_size;
+  if (const amdsmi_status rc = api.uuid(handle, &uuid_length, uuid); rc != 0) {
+    return call_failed("amdsmi_get_gpu_device_uuid", rc);
+  }
+  uint64_t total = 0;
+  if (const amdsmi_status rc = api.memory(handle, k_mem_type_vram, &total); rc != 0) {
+    return call_failed("amdsmi_get_gpu_memory_total", rc);
+  }
+  std::vector<char> asic(k_asic_buffer, '\0'); // operator new's alignment suits any of its fields
+  if (const amdsmi_status rc = api.asic(handle, asic.data()); rc != 0) {
+    return call_failed("amdsmi_get_gpu_asic_info", rc);
+  }
+  const char* market = asic.data();
+  d.index = index;
+  d.uuid = std::string(sdk::trim(std::string_view(uuid, strnlen(uuid, k_uuid_size))));
+  d.name = std::string(sdk::trim(std::string_view(market, strnlen(market, k_market_name_size))));
+  d.memory_bytes = total;
+  // ROCR_VISIBLE_DEVICES also takes indices; AMD SMI enumerates in the same DRM order as ROCr
+  // (README.md, "Visibility").
+  d.visibility_id = std::to_string(index);
+  return {};
+}
+
+} // namespace
+
+LibraryResult query_amdsmi()
+{
+  LibraryResult result;
+  Library lib({"libamd_smi.so", "/opt/rocm/lib/libamd_smi.so"});
+  if (!lib.loaded()) {
+    result.detail = lib.error();
+    return result;
+  }
+  result.state = LibraryResult::State::failed;
+  init_fn init = nullptr;
+  shutdown_fn shutdown = nullptr;
+  Api api;
+  lib.bind("amdsmi_init", init);
+  lib.bind("amdsmi_shut_down", shutdown);
+  lib.bind("amdsmi_get_socket_handles", api.sockets);
+  lib.bind("amdsmi_get_processor_handles", api.processors);
+  lib.bind("amdsmi_get_gpu_device_uuid", api.uuid);
+  lib.bind("amdsmi_get_gpu_memory_total", api.memory);
+  lib.bind("amdsmi_get_gpu_asic_info", api.asic);
+  if (!lib.missing().empty()) {
+    result.detail = lib.soname() + " has no " + lib.missing();
+    return result;
+  }
+  if (const amdsmi_status rc = init(k_init_amd_gpus); rc != 0) {
+    result.detail = call_failed("amdsmi_init", rc);
+    return result;
+  }
+  std::vector<void*> handles;
+  result.detail = list_handles(api, handles);
+  for (size_t i = 0; i < handles.size() && result.detail.empty(); ++i) {
+    Device d;
+    result.detail = describe(api, handles[i], static_cast<uint32_t>(i), d);
+    if (!result.detail.empty()) {
+      result.detail += " for GPU " + std::to_string(i);
+    } else {
+      result.devices.push_back(std::move(d));
+    }
+  }
+  shutdown();
+  if (!result.detail.empty()) {
+    result.devices.clear();
+    return result;
+  }
+  result.state = LibraryResult::State::ok;
+  return result;
+}
+
+} // namespace zl::backend_rocm

@@ -1,0 +1,105 @@
+// The AMD ROCm backend: what differs about AMD GPUs, as one static descriptor.
+// Every string here is sourced in README.md (this folder) from shared/reference/vendors.md §3.
+#include "rocm_devices.hpp"
+
+#include <zl/backend_sdk.hpp>
+
+namespace {
+
+const char* const k_aliases[] = {"amd", "hip", nullptr};
+const char* const k_none[] = {nullptr};
+
+// Exactly one visibility variable is set: ROCR_VISIBLE_DEVICES, applied by ROCr beneath HIP.
+// The HIP-level ones are removed, because HIP masks again on top of ROCR and the same physical
+// index in both can leave zero GPUs ("No HIP GPUs are available", vendors.md §3.2).
+// GPU_DEVICE_ORDINAL (ROCclr) is a third mask of the same kind.
+const char* const k_unset[] = {"HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", nullptr};
+
+// Capture-failure wording, matched as substrings of the exception text. The classifier (not
+// here) tries the lists most severe first: device_fault, then poisoned, then refused. No string
+// appears in two lists. HIP shares CUDA's codes and texts 900-908 (vendors.md §3.4); PyTorch on
+// ROCm prints "HIP error: <hipGetErrorString>" and names the enum in its "Search for `hipError…'"
+// line, so both spellings match.
+//
+// refused: the capture was not allowed; the op falls back to the direct timer.
+const char* const k_refused[] = {
+    "operation not permitted when stream is capturing", // 900, hipGetErrorString (lower case)
+    "Operation not permitted when stream is capturing", // 900, the HIP reference table's spelling
+    "hipErrorStreamCaptureUnsupported",                 // 900, in PyTorch's "Search for" line
+    // 901: a capture an earlier illegal call already invalidated; refused, as on CUDA.
+    "operation failed due to a previous error during capture", "hipErrorStreamCaptureInvalidated",
+    "operation would result in a merge of separate capture sequences", // 902
+    "hipErrorStreamCaptureMerge",
+    "capture was not ended in the same stream as it began", // 903
+    "hipErrorStreamCaptureUnmatched",
+    "capturing stream has unjoined work", // 904
+    "hipErrorStreamCaptureUnjoined",
+    "dependency created on uncaptured work in another stream", // 905
+    "hipErrorStreamCaptureIsolation",
+    "operation would make the legacy stream depend on a capturing blocking stream", // 906
+    "hipErrorStreamCaptureImplicit",
+    "operation not permitted on an event last recorded in a capturing stream", // 907
+    "hipErrorCapturedEvent",
+    "attempt to terminate a thread-local capture sequence from another thread", // 908
+    "hipErrorStreamCaptureWrongThread",
+    // PyTorch's RNG guard keeps its CUDA wording on ROCm builds (torch.cuda is HIP there).
+    "during CUDA graph capture", "must be captured on a non-default stream",
+    // Triton 3.1 do_bench_cudagraph on the default stream (vendors.md §5).
+    "Cannot capture graph in default stream", nullptr};
+
+// device_fault: the kernel failed on the device; re-raise, never report a latency.
+// hipGetErrorString texts of hipErrorIllegalAddress, hipErrorLaunchFailure and hipErrorAssert,
+// with PyTorch's "HIP error: " prefix.
+const char* const k_device_fault[] = {"HIP error: an illegal memory access was encountered",
+                                      "HIP error: unspecified launch failure",
+                                      "HIP error: device-side assert triggered", nullptr};
+
+// poisoned: none. Nothing in our sources shows a ROCm capture failure that leaves the context
+// unusable; an entry belongs here once it has been seen on a device.
+
+zl_status enumerate_devices(const zl_host_api* host, zl_enumeration* out) noexcept
+{
+  try {
+    return zl::backend_rocm::enumerate(host, out);
+  } catch (...) {
+    zl::sdk::copy_field(out->reason, "enumerating AMD devices failed with an internal error");
+    return ZL_ERR_INTERNAL;
+  }
+}
+
+zl_backend_descriptor make_descriptor()
+{
+  zl_backend_descriptor d{};
+  d.abi_major = ZL_ABI_MAJOR;
+  d.abi_minor = ZL_ABI_MINOR;
+  d.struct_size = sizeof(zl_backend_descriptor);
+  d.name = "rocm";
+  d.aliases = k_aliases;
+  d.version = "0.1.0";
+  d.description = "AMD GPUs through ROCm/HIP; AMD SMI, amd-smi or rocm-smi enumeration, HIP graph timing";
+  d.flaggems_vendor = "amd";
+  d.torch_module = "torch.cuda"; // PyTorch's ROCm build reuses torch.cuda (torch.version.hip set)
+  d.torch_device = "cuda";
+  d.visibility_var = "ROCR_VISIBLE_DEVICES"; // takes "GPU-<16hex>" or an index (vendors.md §3.2)
+  d.visibility_unset = k_unset;
+  d.capabilities = ZL_CAP_GRAPH_CAPTURE | ZL_CAP_PROFILER_TIMER;
+  d.graph_class = "CUDAGraph"; // torch.cuda.CUDAGraph captures HIP graphs (vendors.md §3.3)
+  d.capture = {k_refused, k_device_fault, k_none};
+  d.capture_deny_ops = k_none;
+  d.compat_rules = nullptr;
+  d.compat_rule_count = 0;
+  // FlagTree has no FLAGTREE_AMD_* knob: AMD builds read the generic FLAGTREE_RLC_ENHANCE
+  // (vendors.md §6), which has no <VENDOR> part, so the token is empty.
+  d.flagtree_token = "";
+  d.enumerate_devices = enumerate_devices;
+  return d;
+}
+
+const zl_backend_descriptor k_descriptor = make_descriptor();
+
+} // namespace
+
+extern "C" ZL_BACKEND_EXPORT const zl_backend_descriptor* zl_backend_get_descriptor(void)
+{
+  return &k_descriptor;
+}
