@@ -27,9 +27,10 @@ class Zl:
         bin_dir = self.tmp_path / "smi-bin"
         bin_dir.mkdir(exist_ok=True)
         for tool in tools:
-            link = bin_dir / tool
-            if not link.exists():
-                link.symlink_to(FAKE_SMI_BIN / tool)
+            # A forwarding script, not a link: the fake tools find their fixtures from $0.
+            wrapper = bin_dir / tool
+            wrapper.write_text(f'#!/bin/sh\nexec "{FAKE_SMI_BIN / tool}" "$@"\n')
+            wrapper.chmod(0o755)
         self.env["PATH"] = f"{bin_dir}:/usr/bin:/bin"
         return self
 
