@@ -18,3 +18,10 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/zlConfigVersion.cmake COMPA
 install(FILES ${CMAKE_BINARY_DIR}/zlConfig.cmake ${CMAKE_BINARY_DIR}/zlConfigVersion.cmake
               cmake/ZlBackend.cmake cmake/zl_backend.map
         DESTINATION ${ZL_CMAKE_DIR} COMPONENT devel)
+
+# The pytest plugins zl puts on PYTHONPATH, and the sample corpus.
+install(DIRECTORY python/zl_plugins DESTINATION ${CMAKE_INSTALL_DATADIR}/zl/python COMPONENT zl
+        FILES_MATCHING PATTERN "*.py")
+install(FILES compat/zl_compat.py DESTINATION ${CMAKE_INSTALL_DATADIR}/zl/python/compat COMPONENT zl)
+install(DIRECTORY corpus/ DESTINATION ${CMAKE_INSTALL_DATADIR}/zl/corpus COMPONENT zl
+        PATTERN "__pycache__" EXCLUDE PATTERN ".pytest_cache" EXCLUDE)

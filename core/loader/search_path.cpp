@@ -47,13 +47,13 @@ std::vector<SearchDir> search_dirs(const std::vector<std::string>& cli_paths)
       add(p, "ZL_BACKEND_PATH", true);
     }
   }
+  // The build tree is laid out like an install, so one rule serves both; only the label differs.
   const auto prefix = binary_prefix();
   if (!prefix.empty()) {
-    add(prefix + "/lib/zl/backends", "install", false);
+    boost::system::error_code ec;
+    const bool in_build_tree = fs::equivalent(prefix, ZL_BUILD_ROOT, ec);
+    add(prefix + "/lib/zl/backends", in_build_tree ? "build tree" : "install", false);
   }
-#ifdef ZL_BUILD_BACKEND_DIR
-  add(ZL_BUILD_BACKEND_DIR, "build tree", false);
-#endif
   return dirs;
 }
 

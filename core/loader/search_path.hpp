@@ -13,8 +13,9 @@ struct SearchDir
 };
 
 // --backend-path folders, then ZL_BACKEND_PATH (colon list), then <prefix>/lib/zl/backends of the
-// running binary, then the build tree. A folder the user named that does not exist is an error;
-// the install and build-tree folders are skipped when absent. Duplicates keep their first place.
+// running binary: the install, or the build tree, which has the same layout. A folder the user
+// named that does not exist is an error; the last is skipped when absent. Duplicates keep their
+// first place.
 std::vector<SearchDir> search_dirs(const std::vector<std::string>& cli_paths);
 
 // The install prefix of the running binary: the parent of the folder holding it.
