@@ -7,7 +7,6 @@
 namespace {
 
 const char* const k_aliases[] = {"npu", "huawei", nullptr};
-const char* const k_none[] = {nullptr};
 
 // Capture-failure wording, matched as substrings of the exception text. The classifier (not
 // here) tries the lists most severe first: device_fault, then poisoned, then refused. No string
@@ -54,22 +53,9 @@ const char* const k_poisoned[] = {
     // The runtime text that accompanies 107025 at AclmdlRICaptureEnd (vllm-ascend#13792).
     "capture model contains a stream that was not joined to the original stream", nullptr};
 
-zl_status enumerate_devices(const zl_host_api* host, zl_enumeration* out) noexcept
-{
-  try {
-    return zl::backend_ascend::enumerate(host, out);
-  } catch (...) {
-    zl::sdk::copy_field(out->reason, "enumerating Ascend devices failed with an internal error");
-    return ZL_ERR_INTERNAL;
-  }
-}
-
 zl_backend_descriptor make_descriptor()
 {
-  zl_backend_descriptor d{};
-  d.abi_major = ZL_ABI_MAJOR;
-  d.abi_minor = ZL_ABI_MINOR;
-  d.struct_size = sizeof(zl_backend_descriptor);
+  zl_backend_descriptor d = zl::sdk::empty_descriptor();
   d.name = "ascend";
   d.aliases = k_aliases;
   d.version = "0.1.0";
@@ -83,17 +69,12 @@ zl_backend_descriptor make_descriptor()
   // Nothing is unset: ASCEND_VISIBLE_DEVICES inside a container describes what was mounted, and
   // removing it from a child changes nothing the runtime reads; CUDA_VISIBLE_DEVICES has no
   // effect on Ascend (vendors.md §4.2).
-  d.visibility_unset = k_none;
   d.capabilities = ZL_CAP_GRAPH_CAPTURE | ZL_CAP_PROFILER_TIMER;
   d.graph_class = "NPUGraph"; // torch_npu.npu.NPUGraph (ACLGraph); transfer_to_npu does not alias CUDAGraph
   d.capture = {k_refused, k_device_fault, k_poisoned};
-  d.capture_deny_ops = k_none;
-  d.compat_rules = nullptr;
-  d.compat_rule_count = 0;
   // FlagTree's ascend backend (triton_v3.2.x) has no FLAGTREE_ASCEND_* knob in our sources
   // (vendors.md §6), so there is no token to set.
-  d.flagtree_token = "";
-  d.enumerate_devices = enumerate_devices;
+  d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_ascend::enumerate>;
   return d;
 }
 

@@ -7,9 +7,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
-#include <dlfcn.h>
-#include <initializer_list>
 
 namespace zl::backend_ascend {
 
@@ -52,63 +49,9 @@ using hbm_info_fn = int (*)(int, int, dcmi_hbm_info*);
 using logic_id_fn = int (*)(int*, int, int);
 using die_fn = int (*)(int, int, int, dcmi_die_id*);
 
-// A dlopen handle: the first of the candidate names that opens, closed on scope exit.
-class Library
-{
-public:
-  explicit Library(std::initializer_list<const char*> sonames)
-  {
-    for (const char* soname : sonames) {
-      handle_ = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-      if (handle_ != nullptr) {
-        soname_ = soname;
-        return;
-      }
-      const char* err = dlerror();
-      error_ += (error_.empty() ? "" : "; ") + std::string(err != nullptr ? err : soname);
-    }
-  }
-  ~Library()
-  {
-    if (handle_ != nullptr) {
-      dlclose(handle_);
-    }
-  }
-  Library(const Library&) = delete;
-  Library& operator=(const Library&) = delete;
-
-  bool loaded() const { return handle_ != nullptr; }
-  const std::string& soname() const { return soname_; }
-  const std::string& error() const { return error_; } // the dlerror() texts, when none opened
-
-  // Looks a function up; records the first missing one.
-  template <typename Fn>
-  void bind(const char* name, Fn& fn)
-  {
-    void* sym = dlsym(handle_, name);
-    fn = reinterpret_cast<Fn>(sym);
-    if (sym == nullptr && missing_.empty()) {
-      missing_ = name;
-    }
-  }
-  const std::string& missing() const { return missing_; }
-
-private:
-  void* handle_ = nullptr;
-  std::string soname_;
-  std::string error_;
-  std::string missing_;
-};
-
-std::string call_failed(const char* fn, int rc)
-{
-  return std::string(fn) + " returned " + std::to_string(rc);
-}
-
 std::string text(const unsigned char* field)
 {
-  const char* s = reinterpret_cast<const char*>(field);
-  return std::string(sdk::trim(std::string_view(s, strnlen(s, k_chip_name_len))));
+  return sdk::text_field(reinterpret_cast<const char*>(field), k_chip_name_len);
 }
 
 // The VDie ID as npu-smi's board query prints it: "14036E64 00E04F1D …". Empty when all zero.
@@ -137,13 +80,7 @@ uint64_t dcmi_memory_bytes(unsigned long long memory_size)
 
 LibraryResult query_dcmi()
 {
-  LibraryResult result;
-  Library lib({"libdcmi.so", "/usr/local/dcmi/libdcmi.so"});
-  if (!lib.loaded()) {
-    result.detail = lib.error();
-    return result;
-  }
-  result.state = LibraryResult::State::failed;
+  sdk::Library lib({"libdcmi.so", "/usr/local/dcmi/libdcmi.so"});
   init_fn init = nullptr;
   card_list_fn card_list = nullptr;
   device_num_fn device_num = nullptr;
@@ -156,28 +93,29 @@ LibraryResult query_dcmi()
   lib.bind("dcmi_get_device_chip_info", chip_info);
   lib.bind("dcmi_get_device_hbm_info", hbm_info);
   lib.bind("dcmi_get_device_logic_id", logic_id);
-  if (!lib.missing().empty()) {
-    result.detail = lib.soname() + " has no " + lib.missing();
+  LibraryResult result;
+  if (!lib.usable(result)) {
     return result;
   }
+  result.state = LibraryResult::State::failed; // until every call has answered
   die_fn die = nullptr;
   lib.bind("dcmi_get_device_die_v2", die); // optional: older drivers lack it
 
   if (const int rc = init(); rc != 0) {
-    result.detail = call_failed("dcmi_init", rc);
+    result.detail = sdk::call_failed("dcmi_init", rc);
     return result;
   }
   int n_cards = 0;
   int cards[k_max_cards] = {};
   if (const int rc = card_list(&n_cards, cards, k_max_cards); rc != 0 || n_cards < 0 || n_cards > k_max_cards) {
-    result.detail = call_failed("dcmi_get_card_num_list", rc);
+    result.detail = sdk::call_failed("dcmi_get_card_num_list", rc);
     return result;
   }
   for (int c = 0; c < n_cards; ++c) {
     const int card = cards[c];
     int n_chips = 0;
     if (const int rc = device_num(card, &n_chips); rc != 0) {
-      result.detail = call_failed("dcmi_get_device_num_in_card", rc) + " for card " + std::to_string(card);
+      result.detail = sdk::call_failed("dcmi_get_device_num_in_card", rc) + " for card " + std::to_string(card);
       result.devices.clear();
       return result;
     }
@@ -186,12 +124,12 @@ LibraryResult query_dcmi()
       int logic = -1;
       dcmi_chip_info info{};
       if (const int rc = logic_id(&logic, card, chip); rc != 0 || logic < 0) {
-        result.detail = call_failed("dcmi_get_device_logic_id", rc) + where;
+        result.detail = sdk::call_failed("dcmi_get_device_logic_id", rc) + where;
         result.devices.clear();
         return result;
       }
       if (const int rc = chip_info(card, chip, &info); rc != 0) {
-        result.detail = call_failed("dcmi_get_device_chip_info", rc) + where;
+        result.detail = sdk::call_failed("dcmi_get_device_chip_info", rc) + where;
         result.devices.clear();
         return result;
       }

@@ -3,7 +3,7 @@
 // joined with `npu-smi info -m` (NPU/chip -> chip logic ID). Facts and sources: README.md.
 #pragma once
 
-#include <zl/backend_abi.h>
+#include <zl/backend_sdk.hpp>
 
 #include <cstdint>
 #include <string>
@@ -27,21 +27,11 @@ inline const std::vector<std::string>& npu_smi_map_argv()
 // The variable that pins a process to chips; its presence also rules DCMI out.
 constexpr const char* k_visibility_var = "ASCEND_RT_VISIBLE_DEVICES";
 
-struct Device
-{
-  uint32_t index = 0;        // the chip logic ID: npu-smi's numbering, which the runtime variable takes
-  std::string uuid;          // DCMI VDie ID, else the positional "npu<NPU>-chip<Chip>"
-  std::string name;          // "Ascend 910B4"
-  uint64_t memory_bytes = 0; // HBM (or DDR on chips without HBM)
-  std::string visibility_id; // what ASCEND_RT_VISIBLE_DEVICES takes: the chip logic ID
-};
-
-struct ParseResult
-{
-  std::vector<Device> devices;
-  std::string error; // empty on success; otherwise quotes the offending line
-  bool ok() const { return error.empty(); }
-};
+// index: the chip logic ID, npu-smi's numbering, which the runtime variable takes; uuid: DCMI
+// VDie ID, else the positional "npu<NPU>-chip<Chip>"; name: "Ascend 910B4"; memory_bytes: HBM (or
+// DDR on chips without HBM); visibility_id: what ASCEND_RT_VISIBLE_DEVICES takes, the logic ID.
+using Device = sdk::Device;
+using ParseResult = sdk::ParseResult;
 
 // One chip row of the `npu-smi info` table, with its card's name row.
 struct TableChip
@@ -88,21 +78,9 @@ MapResult parse_npu_smi_map(std::string_view text);
 // Joins the table and the map on (NPU ID, Chip ID); every chip must have a logic ID.
 ParseResult join_npu_smi(const TableResult& table, const MapResult& map);
 
-// A line as a reason quotes it: in single quotes, shortened when long.
-std::string quote(std::string_view line);
-
-struct LibraryResult
-{
-  enum class State {
-    absent, // libdcmi.so could not be opened: detail has dlerror()
-    failed, // opened, but a symbol was missing or a call failed: detail says which
-    ok,     // devices holds the answer (possibly none)
-    skipped // not tried: ASCEND_RT_VISIBLE_DEVICES is set
-  };
-  State state = State::absent;
-  std::string detail;
-  std::vector<Device> devices;
-};
+// What DCMI answered (absent: libdcmi.so could not be opened; skipped: ASCEND_RT_VISIBLE_DEVICES
+// is set, detail says so).
+using LibraryResult = sdk::LibraryResult;
 
 // Opens libdcmi.so (else /usr/local/dcmi/libdcmi.so) and lists the chips through DCMI.
 LibraryResult query_dcmi();
@@ -110,7 +88,7 @@ LibraryResult query_dcmi();
 // DCMI reports HBM as a MB count; a value too large for MB is taken as bytes (README.md).
 uint64_t dcmi_memory_bytes(unsigned long long memory_size);
 
-using LibraryProbe = LibraryResult (*)();
+using LibraryProbe = sdk::LibraryProbe;
 
 // enumerate() with the library step injectable, so tests can exercise every fallback.
 zl_status enumerate_with(const zl_host_api* host, zl_enumeration* out, LibraryProbe probe);

@@ -16,9 +16,10 @@ namespace zl::backend_ascend {
 
 namespace {
 
+// npu-smi pads its rows: quote them trimmed.
 std::string at_line(size_t number, std::string_view line)
 {
-  return "line " + std::to_string(number) + " " + quote(sdk::trim(line));
+  return sdk::quote_line(number, sdk::trim(line));
 }
 
 std::vector<std::string_view> words(std::string_view s)
@@ -99,15 +100,6 @@ std::optional<uint64_t> total_of(std::string_view usage)
 }
 
 } // namespace
-
-std::string quote(std::string_view line)
-{
-  constexpr size_t k_max = 160;
-  if (line.size() > k_max) {
-    return "'" + std::string(line.substr(0, k_max)) + "…'";
-  }
-  return "'" + std::string(line) + "'";
-}
 
 TableResult parse_npu_smi_info(std::string_view text)
 {
@@ -322,7 +314,7 @@ ParseResult join_npu_smi(const TableResult& table, const MapResult& map)
     const auto found = by_chip.find({chip.npu, chip.chip});
     if (found == by_chip.end()) {
       result.error = "npu-smi info -m has no logic ID for NPU " + std::to_string(chip.npu) + " chip " +
-                     std::to_string(chip.chip) + " (table row " + quote(chip.line) + ")";
+                     std::to_string(chip.chip) + " (table row " + sdk::quote(chip.line) + ")";
       return result;
     }
     Device d;

@@ -7,41 +7,18 @@
 namespace {
 
 const char* const k_aliases[] = {"host", nullptr};
-const char* const k_none[] = {nullptr};
-
-zl_status enumerate_devices(const zl_host_api* host, zl_enumeration* out) noexcept
-{
-  try {
-    return zl::backend_cpu::enumerate(host, out);
-  } catch (...) {
-    zl::sdk::copy_field(out->reason, "reading /proc failed");
-    return ZL_ERR_INTERNAL;
-  }
-}
 
 zl_backend_descriptor make_descriptor()
 {
-  zl_backend_descriptor d{};
-  d.abi_major = ZL_ABI_MAJOR;
-  d.abi_minor = ZL_ABI_MINOR;
-  d.struct_size = sizeof(zl_backend_descriptor);
+  zl_backend_descriptor d = zl::sdk::empty_descriptor();
   d.name = "cpu";
   d.aliases = k_aliases;
   d.version = "0.1.0";
   d.description = "host processors; no accelerator, direct timing";
   d.flaggems_vendor = "cpu";
-  d.torch_module = "";
   d.torch_device = "cpu";
-  d.visibility_var = "";
-  d.visibility_unset = k_none;
   d.capabilities = ZL_CAP_HOST_FALLBACK;
-  d.graph_class = "";
-  d.capture = {k_none, k_none, k_none};
-  d.capture_deny_ops = k_none;
-  d.compat_rules = nullptr;
-  d.compat_rule_count = 0;
-  d.flagtree_token = "";
-  d.enumerate_devices = enumerate_devices;
+  d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_cpu::enumerate>;
   return d;
 }
 

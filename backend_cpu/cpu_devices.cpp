@@ -68,18 +68,12 @@ zl_status enumerate(const zl_host_api* /*host*/, zl_enumeration* out)
   info.memory_bytes = parse_meminfo_total(read_file("/proc/meminfo"));
   info.machine_id = std::string(sdk::trim(read_file("/etc/machine-id")));
 
-  out->count = 1;
-  sdk::copy_field(out->source, "/proc/cpuinfo");
-  if (out->capacity < 1) {
-    return ZL_OK;
-  }
-  zl_device_info& dev = out->devices[0];
-  dev = zl_device_info{};
-  dev.index = 0;
-  dev.memory_bytes = info.memory_bytes;
-  sdk::copy_field(dev.uuid, "host-" + (info.machine_id.empty() ? std::string("unknown") : info.machine_id));
-  sdk::copy_field(dev.name, info.model + " (" + std::to_string(info.logical) + " logical processors)");
-  return ZL_OK;
+  sdk::Device host;
+  host.index = 0;
+  host.memory_bytes = info.memory_bytes;
+  host.uuid = "host-" + (info.machine_id.empty() ? std::string("unknown") : info.machine_id);
+  host.name = info.model + " (" + std::to_string(info.logical) + " logical processors)";
+  return sdk::publish(out, {host}, "/proc/cpuinfo", "");
 }
 
 } // namespace zl::backend_cpu

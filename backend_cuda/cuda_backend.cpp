@@ -7,7 +7,6 @@
 namespace {
 
 const char* const k_aliases[] = {"nvidia", nullptr};
-const char* const k_none[] = {nullptr};
 
 // Capture-failure wording, matched as substrings of the exception text. The classifier (not
 // here) tries the lists most severe first: device_fault, then poisoned, then refused. No string
@@ -49,22 +48,9 @@ const char* const k_device_fault[] = {"an illegal memory access was encountered"
 // poisoned: none. The seed carries CUDA's marker list over unchanged and guesses no poisoning
 // wording for it; a CUDA entry belongs here only once it has been seen on a device.
 
-zl_status enumerate_devices(const zl_host_api* host, zl_enumeration* out) noexcept
-{
-  try {
-    return zl::backend_cuda::enumerate(host, out);
-  } catch (...) {
-    zl::sdk::copy_field(out->reason, "enumerating NVIDIA devices failed with an internal error");
-    return ZL_ERR_INTERNAL;
-  }
-}
-
 zl_backend_descriptor make_descriptor()
 {
-  zl_backend_descriptor d{};
-  d.abi_major = ZL_ABI_MAJOR;
-  d.abi_minor = ZL_ABI_MINOR;
-  d.struct_size = sizeof(zl_backend_descriptor);
+  zl_backend_descriptor d = zl::sdk::empty_descriptor();
   d.name = "cuda";
   d.aliases = k_aliases;
   d.version = "0.1.0";
@@ -73,18 +59,14 @@ zl_backend_descriptor make_descriptor()
   d.torch_module = "torch.cuda";
   d.torch_device = "cuda";
   // Pinned by UUID (visibility_id): robust under MPS and container remapping (vendors.md §1.2).
+  // Nothing is unset.
   d.visibility_var = "CUDA_VISIBLE_DEVICES";
-  d.visibility_unset = k_none;
   d.capabilities = ZL_CAP_GRAPH_CAPTURE | ZL_CAP_PROFILER_TIMER;
   d.graph_class = "CUDAGraph";
-  d.capture = {k_refused, k_device_fault, k_none};
-  d.capture_deny_ops = k_none;
-  d.compat_rules = nullptr;
-  d.compat_rule_count = 0;
+  d.capture = {k_refused, k_device_fault, zl::sdk::k_no_strings};
   // FlagTree has no FLAGTREE_NVIDIA_* knob: NVIDIA builds read the generic FLAGTREE_RLC_ENHANCE
-  // (vendors.md §6), which has no <VENDOR> part, so the token is empty.
-  d.flagtree_token = "";
-  d.enumerate_devices = enumerate_devices;
+  // (vendors.md §6), which has no <VENDOR> part, so the token stays empty.
+  d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_cuda::enumerate>;
   return d;
 }
 

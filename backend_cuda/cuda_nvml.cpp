@@ -4,10 +4,6 @@
 
 #include <zl/backend_sdk.hpp>
 
-#include <cstring>
-#include <dlfcn.h>
-#include <initializer_list>
-
 namespace zl::backend_cuda {
 
 namespace {
@@ -32,71 +28,11 @@ using handle_fn = nvml_return (*)(unsigned, nvml_device*);
 using string_fn = nvml_return (*)(nvml_device, char*, unsigned);
 using memory_fn = nvml_return (*)(nvml_device, nvml_memory*);
 
-// A dlopen handle: the first of the candidate names that opens, closed on scope exit.
-class Library
-{
-public:
-  explicit Library(std::initializer_list<const char*> sonames)
-  {
-    for (const char* soname : sonames) {
-      handle_ = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-      if (handle_ != nullptr) {
-        soname_ = soname;
-        return;
-      }
-      const char* err = dlerror();
-      error_ += (error_.empty() ? "" : "; ") + std::string(err != nullptr ? err : soname);
-    }
-  }
-  ~Library()
-  {
-    if (handle_ != nullptr) {
-      dlclose(handle_);
-    }
-  }
-  Library(const Library&) = delete;
-  Library& operator=(const Library&) = delete;
-
-  bool loaded() const { return handle_ != nullptr; }
-  const std::string& soname() const { return soname_; }
-  const std::string& error() const { return error_; } // the dlerror() texts, when none opened
-
-  // Looks a function up; records the first missing one.
-  template <typename Fn>
-  void bind(const char* name, Fn& fn)
-  {
-    void* sym = dlsym(handle_, name);
-    fn = reinterpret_cast<Fn>(sym);
-    if (sym == nullptr && missing_.empty()) {
-      missing_ = name;
-    }
-  }
-  const std::string& missing() const { return missing_; }
-
-private:
-  void* handle_ = nullptr;
-  std::string soname_;
-  std::string error_;
-  std::string missing_;
-};
-
-std::string call_failed(const char* fn, nvml_return rc)
-{
-  return std::string(fn) + " returned " + std::to_string(rc);
-}
-
 } // namespace
 
 LibraryResult query_nvml()
 {
-  LibraryResult result;
-  Library lib({k_library});
-  if (!lib.loaded()) {
-    result.detail = lib.error();
-    return result;
-  }
-  result.state = LibraryResult::State::failed;
-
+  sdk::Library lib({k_library});
   init_fn init = nullptr;
   shutdown_fn shutdown = nullptr;
   count_fn count = nullptr;
@@ -111,18 +47,19 @@ LibraryResult query_nvml()
   lib.bind("nvmlDeviceGetName", get_name);
   lib.bind("nvmlDeviceGetUUID", get_uuid);
   lib.bind("nvmlDeviceGetMemoryInfo", get_memory);
-  if (!lib.missing().empty()) {
-    result.detail = std::string(k_library) + " has no " + lib.missing();
+  LibraryResult result;
+  if (!lib.usable(result)) {
     return result;
   }
+  result.state = LibraryResult::State::failed; // until every call has answered
 
   if (const nvml_return rc = init(); rc != 0) {
-    result.detail = call_failed("nvmlInit_v2", rc);
+    result.detail = sdk::call_failed("nvmlInit_v2", rc);
     return result;
   }
   unsigned n = 0;
   if (const nvml_return rc = count(&n); rc != 0) {
-    result.detail = call_failed("nvmlDeviceGetCount_v2", rc);
+    result.detail = sdk::call_failed("nvmlDeviceGetCount_v2", rc);
     shutdown();
     return result;
   }
@@ -146,15 +83,15 @@ LibraryResult query_nvml()
       rc = get_memory(dev, &mem);
     }
     if (rc != 0) {
-      result.detail = call_failed(step, rc) + " for device " + std::to_string(i);
+      result.detail = sdk::call_failed(step, rc) + " for device " + std::to_string(i);
       result.devices.clear();
       shutdown();
       return result;
     }
     Device d;
     d.index = i;
-    d.uuid = std::string(sdk::trim(std::string_view(uuid, strnlen(uuid, k_buffer_size))));
-    d.name = std::string(sdk::trim(std::string_view(name, strnlen(name, k_buffer_size))));
+    d.uuid = sdk::text_field(uuid);
+    d.name = sdk::text_field(name);
     d.memory_bytes = static_cast<uint64_t>(mem.total);
     d.visibility_id = d.uuid;
     result.devices.push_back(std::move(d));

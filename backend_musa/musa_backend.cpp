@@ -8,7 +8,6 @@
 namespace {
 
 const char* const k_aliases[] = {"mthreads", "moore", nullptr};
-const char* const k_none[] = {nullptr};
 
 // torch_musa honours MUSA_VISIBLE_DEVICES; a CUDA_VISIBLE_DEVICES left in the environment is
 // removed so that nothing CUDA-flavoured (torchada, copied launch scripts) can mask it
@@ -62,22 +61,9 @@ const zl_compat_rule k_compat[] = {
      "flag_gems.fft dispatches through flag_gems.device; unskipped on an S5000 it produces 25 rows"},
 };
 
-zl_status enumerate_devices(const zl_host_api* host, zl_enumeration* out) noexcept
-{
-  try {
-    return zl::backend_musa::enumerate(host, out);
-  } catch (...) {
-    zl::sdk::copy_field(out->reason, "enumerating Moore Threads devices failed with an internal error");
-    return ZL_ERR_INTERNAL;
-  }
-}
-
 zl_backend_descriptor make_descriptor()
 {
-  zl_backend_descriptor d{};
-  d.abi_major = ZL_ABI_MAJOR;
-  d.abi_minor = ZL_ABI_MINOR;
-  d.struct_size = sizeof(zl_backend_descriptor);
+  zl_backend_descriptor d = zl::sdk::empty_descriptor();
   d.name = "musa";
   d.aliases = k_aliases;
   d.version = "0.1.0";
@@ -96,7 +82,7 @@ zl_backend_descriptor make_descriptor()
   d.compat_rules = k_compat;
   d.compat_rule_count = sizeof(k_compat) / sizeof(k_compat[0]);
   d.flagtree_token = "MUSA"; // FLAGTREE_MUSA_RLC_ENHANCE (vendors.md §6)
-  d.enumerate_devices = enumerate_devices;
+  d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_musa::enumerate>;
   return d;
 }
 

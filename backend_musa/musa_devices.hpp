@@ -3,7 +3,7 @@
 // Facts and their sources: README.md in this folder.
 #pragma once
 
-#include <zl/backend_abi.h>
+#include <zl/backend_sdk.hpp>
 
 #include <cstdint>
 #include <string>
@@ -27,21 +27,11 @@ inline const std::vector<std::string>& gmi_query_argv()
   return argv;
 }
 
-struct Device
-{
-  uint32_t index = 0; // gmi / MTML index: physical, not remapped by MUSA_VISIBLE_DEVICES
-  std::string uuid;   // 8-4-4-4-12 hex, no "GPU-" prefix
-  std::string name;   // "MTT S5000"
-  uint64_t memory_bytes = 0;
-  std::string visibility_id; // what MUSA_VISIBLE_DEVICES takes: the physical index
-};
-
-struct ParseResult
-{
-  std::vector<Device> devices;
-  std::string error; // empty on success; otherwise quotes the offending line
-  bool ok() const { return error.empty(); }
-};
+// index: gmi / MTML index, physical, not remapped by MUSA_VISIBLE_DEVICES; uuid: 8-4-4-4-12 hex,
+// no "GPU-" prefix; name: "MTT S5000"; visibility_id: what MUSA_VISIBLE_DEVICES takes, the
+// physical index.
+using Device = sdk::Device;
+using ParseResult = sdk::ParseResult;
 
 // Parses `mthreads-gmi --query-gpu=index,uuid,name,memory.total --format=csv,noheader`.
 ParseResult parse_gmi_csv(std::string_view text);
@@ -53,25 +43,13 @@ ParseResult parse_gmi_query(std::string_view text);
 // "81920MiB", "81920 MiB", "80 GiB", "81920" (MiB): bytes. False when it is not a size.
 bool parse_memory(std::string_view value, uint64_t& bytes);
 
-// A line as a reason quotes it: in single quotes, shortened when long.
-std::string quote(std::string_view line);
-
-struct LibraryResult
-{
-  enum class State {
-    absent, // neither libmtml.so nor libmtml.so.2 could be opened: detail has dlerror()
-    failed, // opened, but a symbol was missing or a call failed: detail says which
-    ok      // devices holds the answer (possibly none)
-  };
-  State state = State::absent;
-  std::string detail;
-  std::vector<Device> devices;
-};
+// What MTML answered (absent: neither libmtml.so nor libmtml.so.2 could be opened).
+using LibraryResult = sdk::LibraryResult;
 
 // Opens libmtml.so (else libmtml.so.2) with dlopen and lists the devices through MTML.
 LibraryResult query_mtml();
 
-using LibraryProbe = LibraryResult (*)();
+using LibraryProbe = sdk::LibraryProbe;
 
 // enumerate() with the library step injectable, so tests can exercise every fallback.
 zl_status enumerate_with(const zl_host_api* host, zl_enumeration* out, LibraryProbe probe);

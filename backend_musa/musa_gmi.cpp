@@ -10,11 +10,6 @@ namespace zl::backend_musa {
 
 namespace {
 
-std::string at_line(size_t number, std::string_view line)
-{
-  return "line " + std::to_string(number) + " " + quote(line);
-}
-
 bool contains(std::string_view s, std::string_view part)
 {
   return s.find(part) != std::string_view::npos;
@@ -61,19 +56,10 @@ std::string check_block(const Block& b)
   if (missing == nullptr) {
     return {};
   }
-  return "the block at " + at_line(b.line_number, b.header) + " has no " + missing + " line";
+  return "the block at " + sdk::quote_line(b.line_number, b.header) + " has no " + missing + " line";
 }
 
 } // namespace
-
-std::string quote(std::string_view line)
-{
-  constexpr size_t k_max = 160;
-  if (line.size() > k_max) {
-    return "'" + std::string(line.substr(0, k_max)) + "…'";
-  }
-  return "'" + std::string(line) + "'";
-}
 
 bool parse_memory(std::string_view value, uint64_t& bytes)
 {
@@ -108,46 +94,9 @@ bool parse_memory(std::string_view value, uint64_t& bytes)
 
 ParseResult parse_gmi_csv(std::string_view text)
 {
-  ParseResult result;
-  if (sdk::trim(text).empty()) {
-    return result;
-  }
-  const auto all = sdk::lines(text);
-  size_t number = 0;
-  for (auto line : all) {
-    ++number;
-    if (sdk::trim(line).empty()) {
-      continue;
-    }
-    if (number == all.size() && text.back() != '\n') {
-      result.error = "output ends mid-line at " + at_line(number, line);
-      return result;
-    }
-    const auto fields = sdk::split(line, ",");
-    if (fields.size() != 4) {
-      result.error = at_line(number, line) + " has " + std::to_string(fields.size()) +
-                     " fields, expected 4 (index, uuid, name, memory.total)";
-      return result;
-    }
-    uint64_t index = 0;
-    if (!sdk::parse_u64(fields[0], index) || index > std::numeric_limits<uint32_t>::max()) {
-      result.error = at_line(number, line) + ": index " + quote(sdk::trim(fields[0])) + " is not a number";
-      return result;
-    }
-    Device d;
-    d.index = static_cast<uint32_t>(index);
-    d.uuid = std::string(sdk::trim(fields[1]));
-    d.name = std::string(sdk::trim(fields[2]));
-    if (d.uuid.empty() || d.name.empty()) {
-      result.error = at_line(number, line) + ": empty uuid or name";
-      return result;
-    }
-    if (!parse_memory(fields[3], d.memory_bytes)) {
-      result.error = at_line(number, line) + ": memory.total " + quote(sdk::trim(fields[3])) + " is not a size";
-      return result;
-    }
+  ParseResult result = sdk::parse_query_gpu_csv(text, &parse_memory, "size");
+  for (Device& d : result.devices) {
     d.visibility_id = std::to_string(d.index);
-    result.devices.push_back(std::move(d));
   }
   return result;
 }
@@ -185,7 +134,7 @@ ParseResult parse_gmi_query(std::string_view text)
       continue;
     }
     if (number == all.size() && text.back() != '\n') {
-      result.error = "output ends mid-line at " + at_line(number, raw);
+      result.error = "output ends mid-line at " + sdk::quote_line(number, raw);
       return result;
     }
     if (const auto n = block_header(line)) {
@@ -206,7 +155,7 @@ ParseResult parse_gmi_query(std::string_view text)
       if (colon != std::string_view::npos && sdk::trim(line.substr(0, colon)) == "Attached GPUs" &&
           sdk::parse_u64(line.substr(colon + 1), n)) {
         attached = n;
-        attached_at = at_line(number, raw);
+        attached_at = sdk::quote_line(number, raw);
       }
       continue;
     }
@@ -222,7 +171,7 @@ ParseResult parse_gmi_query(std::string_view text)
       block->device.uuid = std::string(value);
     } else if (key == "Total" && !block->has_memory && contains(section, "Memory") && !contains(section, "BAR")) {
       if (!parse_memory(value, block->device.memory_bytes)) {
-        result.error = at_line(number, raw) + ": memory Total " + quote(value) + " is not a size";
+        result.error = sdk::quote_line(number, raw) + ": memory Total " + sdk::quote(value) + " is not a size";
         return result;
       }
       block->has_memory = true;
@@ -242,7 +191,7 @@ ParseResult parse_gmi_query(std::string_view text)
     // Non-empty output without a single GPU block is not gmi's -q report.
     for (size_t i = 0; i < all.size(); ++i) {
       if (!sdk::trim(all[i]).empty()) {
-        result.error = "no GPU<n> block; " + at_line(i + 1, all[i]) + " is not gmi -q output";
+        result.error = "no GPU<n> block; " + sdk::quote_line(i + 1, all[i]) + " is not gmi -q output";
         break;
       }
     }

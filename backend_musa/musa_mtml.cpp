@@ -4,10 +4,6 @@
 
 #include <zl/backend_sdk.hpp>
 
-#include <cstring>
-#include <dlfcn.h>
-#include <initializer_list>
-
 namespace zl::backend_musa {
 
 namespace {
@@ -28,71 +24,11 @@ using dev_string_fn = mtml_return (*)(const void*, char*, unsigned);
 using dev_memory_fn = mtml_return (*)(const void*, void**);
 using mem_total_fn = mtml_return (*)(const void*, unsigned long long*);
 
-// A dlopen handle: the first of the candidate names that opens, closed on scope exit.
-class Library
-{
-public:
-  explicit Library(std::initializer_list<const char*> sonames)
-  {
-    for (const char* soname : sonames) {
-      handle_ = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-      if (handle_ != nullptr) {
-        soname_ = soname;
-        return;
-      }
-      const char* err = dlerror();
-      error_ += (error_.empty() ? "" : "; ") + std::string(err != nullptr ? err : soname);
-    }
-  }
-  ~Library()
-  {
-    if (handle_ != nullptr) {
-      dlclose(handle_);
-    }
-  }
-  Library(const Library&) = delete;
-  Library& operator=(const Library&) = delete;
-
-  bool loaded() const { return handle_ != nullptr; }
-  const std::string& soname() const { return soname_; }
-  const std::string& error() const { return error_; } // the dlerror() texts, when none opened
-
-  // Looks a function up; records the first missing one.
-  template <typename Fn>
-  void bind(const char* name, Fn& fn)
-  {
-    void* sym = dlsym(handle_, name);
-    fn = reinterpret_cast<Fn>(sym);
-    if (sym == nullptr && missing_.empty()) {
-      missing_ = name;
-    }
-  }
-  const std::string& missing() const { return missing_; }
-
-private:
-  void* handle_ = nullptr;
-  std::string soname_;
-  std::string error_;
-  std::string missing_;
-};
-
-std::string call_failed(const char* fn, mtml_return rc)
-{
-  return std::string(fn) + " returned " + std::to_string(rc);
-}
-
 } // namespace
 
 LibraryResult query_mtml()
 {
-  LibraryResult result;
-  Library lib({k_libraries[0], k_libraries[1]});
-  if (!lib.loaded()) {
-    result.detail = lib.error();
-    return result;
-  }
-  result.state = LibraryResult::State::failed;
-
+  sdk::Library lib({k_libraries[0], k_libraries[1]});
   lib_init_fn init = nullptr;
   lib_shutdown_fn shutdown = nullptr;
   lib_count_fn count = nullptr;
@@ -109,19 +45,20 @@ LibraryResult query_mtml()
   lib.bind("mtmlDeviceGetName", get_name);
   lib.bind("mtmlDeviceInitMemory", init_memory);
   lib.bind("mtmlMemoryGetTotal", get_total);
-  if (!lib.missing().empty()) {
-    result.detail = lib.soname() + " has no " + lib.missing();
+  LibraryResult result;
+  if (!lib.usable(result)) {
     return result;
   }
+  result.state = LibraryResult::State::failed; // until every call has answered
 
   void* mtml = nullptr;
   if (const mtml_return rc = init(&mtml); rc != 0 || mtml == nullptr) {
-    result.detail = call_failed("mtmlLibraryInit", rc);
+    result.detail = sdk::call_failed("mtmlLibraryInit", rc);
     return result;
   }
   unsigned n = 0;
   if (const mtml_return rc = count(mtml, &n); rc != 0) {
-    result.detail = call_failed("mtmlLibraryCountDevice", rc);
+    result.detail = sdk::call_failed("mtmlLibraryCountDevice", rc);
     shutdown(mtml);
     return result;
   }
@@ -150,15 +87,15 @@ LibraryResult query_mtml()
       rc = get_total(mem, &total);
     }
     if (rc != 0) {
-      result.detail = call_failed(step, rc) + " for device " + std::to_string(i);
+      result.detail = sdk::call_failed(step, rc) + " for device " + std::to_string(i);
       result.devices.clear();
       shutdown(mtml);
       return result;
     }
     Device d;
     d.index = i;
-    d.uuid = std::string(sdk::trim(std::string_view(uuid, strnlen(uuid, k_uuid_size))));
-    d.name = std::string(sdk::trim(std::string_view(name, strnlen(name, k_name_size))));
+    d.uuid = sdk::text_field(uuid);
+    d.name = sdk::text_field(name);
     d.memory_bytes = static_cast<uint64_t>(total); // MTML reports bytes
     d.visibility_id = std::to_string(i);
     result.devices.push_back(std::move(d));

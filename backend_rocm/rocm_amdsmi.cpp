@@ -10,10 +10,6 @@
 
 #include <zl/backend_sdk.hpp>
 
-#include <cstring>
-#include <dlfcn.h>
-#include <initializer_list>
-
 namespace zl::backend_rocm {
 
 namespace {
@@ -34,59 +30,6 @@ using uuid_fn = amdsmi_status (*)(void*, unsigned*, char*);
 using memory_fn = amdsmi_status (*)(void*, int, uint64_t*);
 using asic_fn = amdsmi_status (*)(void*, void*);
 
-// A dlopen handle: the first of the candidate names that opens, closed on scope exit.
-class Library
-{
-public:
-  explicit Library(std::initializer_list<const char*> sonames)
-  {
-    for (const char* soname : sonames) {
-      handle_ = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-      if (handle_ != nullptr) {
-        soname_ = soname;
-        return;
-      }
-      const char* err = dlerror();
-      error_ += (error_.empty() ? "" : "; ") + std::string(err != nullptr ? err : soname);
-    }
-  }
-  ~Library()
-  {
-    if (handle_ != nullptr) {
-      dlclose(handle_);
-    }
-  }
-  Library(const Library&) = delete;
-  Library& operator=(const Library&) = delete;
-
-  bool loaded() const { return handle_ != nullptr; }
-  const std::string& soname() const { return soname_; }
-  const std::string& error() const { return error_; } // the dlerror() texts, when none opened
-
-  // Looks a function up; records the first missing one.
-  template <typename Fn>
-  void bind(const char* name, Fn& fn)
-  {
-    void* sym = dlsym(handle_, name);
-    fn = reinterpret_cast<Fn>(sym);
-    if (sym == nullptr && missing_.empty()) {
-      missing_ = name;
-    }
-  }
-  const std::string& missing() const { return missing_; }
-
-private:
-  void* handle_ = nullptr;
-  std::string soname_;
-  std::string error_;
-  std::string missing_;
-};
-
-std::string call_failed(const char* fn, amdsmi_status rc)
-{
-  return std::string(fn) + " returned " + std::to_string(rc);
-}
-
 struct Api
 {
   sockets_fn sockets = nullptr;
@@ -101,21 +44,21 @@ std::string list_handles(const Api& api, std::vector<void*>& handles)
 {
   uint32_t n_sockets = 0;
   if (const amdsmi_status rc = api.sockets(&n_sockets, nullptr); rc != 0) {
-    return call_failed("amdsmi_get_socket_handles", rc);
+    return sdk::call_failed("amdsmi_get_socket_handles", rc);
   }
   std::vector<void*> sockets(n_sockets);
   if (const amdsmi_status rc = api.sockets(&n_sockets, sockets.data()); rc != 0) {
-    return call_failed("amdsmi_get_socket_handles", rc);
+    return sdk::call_failed("amdsmi_get_socket_handles", rc);
   }
   sockets.resize(n_sockets);
   for (void* socket : sockets) {
     uint32_t n = 0;
     if (const amdsmi_status rc = api.processors(socket, &n, nullptr); rc != 0) {
-      return call_failed("amdsmi_get_processor_handles", rc);
+      return sdk::call_failed("amdsmi_get_processor_handles", rc);
     }
     std::vector<void*> found(n);
     if (const amdsmi_status rc = api.processors(socket, &n, found.data()); rc != 0) {
-      return call_failed("amdsmi_get_processor_handles", rc);
+      return sdk::call_failed("amdsmi_get_processor_handles", rc);
     }
     found.resize(n);
     handles.insert(handles.end(), found.begin(), found.end());
@@ -128,20 +71,20 @@ std::string describe(const Api& api, void* handle, uint32_t index, Device& d)
   char uuid[k_uuid_size] = {};
   unsigned uuid_length = k_uuid_size;
   if (const amdsmi_status rc = api.uuid(handle, &uuid_length, uuid); rc != 0) {
-    return call_failed("amdsmi_get_gpu_device_uuid", rc);
+    return sdk::call_failed("amdsmi_get_gpu_device_uuid", rc);
   }
   uint64_t total = 0;
   if (const amdsmi_status rc = api.memory(handle, k_mem_type_vram, &total); rc != 0) {
-    return call_failed("amdsmi_get_gpu_memory_total", rc);
+    return sdk::call_failed("amdsmi_get_gpu_memory_total", rc);
   }
   std::vector<char> asic(k_asic_buffer, '\0'); // operator new's alignment suits any of its fields
   if (const amdsmi_status rc = api.asic(handle, asic.data()); rc != 0) {
-    return call_failed("amdsmi_get_gpu_asic_info", rc);
+    return sdk::call_failed("amdsmi_get_gpu_asic_info", rc);
   }
   const char* market = asic.data();
   d.index = index;
-  d.uuid = std::string(sdk::trim(std::string_view(uuid, strnlen(uuid, k_uuid_size))));
-  d.name = std::string(sdk::trim(std::string_view(market, strnlen(market, k_market_name_size))));
+  d.uuid = sdk::text_field(uuid);
+  d.name = sdk::text_field(market, k_market_name_size);
   d.memory_bytes = total;
   // ROCR_VISIBLE_DEVICES also takes indices; AMD SMI enumerates in the same DRM order as ROCr
   // (README.md, "Visibility").
@@ -153,13 +96,7 @@ std::string describe(const Api& api, void* handle, uint32_t index, Device& d)
 
 LibraryResult query_amdsmi()
 {
-  LibraryResult result;
-  Library lib({"libamd_smi.so", "/opt/rocm/lib/libamd_smi.so"});
-  if (!lib.loaded()) {
-    result.detail = lib.error();
-    return result;
-  }
-  result.state = LibraryResult::State::failed;
+  sdk::Library lib({"libamd_smi.so", "/opt/rocm/lib/libamd_smi.so"});
   init_fn init = nullptr;
   shutdown_fn shutdown = nullptr;
   Api api;
@@ -170,12 +107,13 @@ LibraryResult query_amdsmi()
   lib.bind("amdsmi_get_gpu_device_uuid", api.uuid);
   lib.bind("amdsmi_get_gpu_memory_total", api.memory);
   lib.bind("amdsmi_get_gpu_asic_info", api.asic);
-  if (!lib.missing().empty()) {
-    result.detail = lib.soname() + " has no " + lib.missing();
+  LibraryResult result;
+  if (!lib.usable(result)) {
     return result;
   }
+  result.state = LibraryResult::State::failed; // until every call has answered
   if (const amdsmi_status rc = init(k_init_amd_gpus); rc != 0) {
-    result.detail = call_failed("amdsmi_init", rc);
+    result.detail = sdk::call_failed("amdsmi_init", rc);
     return result;
   }
   std::vector<void*> handles;

@@ -7,7 +7,6 @@
 namespace {
 
 const char* const k_aliases[] = {"amd", "hip", nullptr};
-const char* const k_none[] = {nullptr};
 
 // Exactly one visibility variable is set: ROCR_VISIBLE_DEVICES, applied by ROCr beneath HIP.
 // The HIP-level ones are removed, because HIP masks again on top of ROCR and the same physical
@@ -57,22 +56,9 @@ const char* const k_device_fault[] = {"HIP error: an illegal memory access was e
 // poisoned: none. Nothing in our sources shows a ROCm capture failure that leaves the context
 // unusable; an entry belongs here once it has been seen on a device.
 
-zl_status enumerate_devices(const zl_host_api* host, zl_enumeration* out) noexcept
-{
-  try {
-    return zl::backend_rocm::enumerate(host, out);
-  } catch (...) {
-    zl::sdk::copy_field(out->reason, "enumerating AMD devices failed with an internal error");
-    return ZL_ERR_INTERNAL;
-  }
-}
-
 zl_backend_descriptor make_descriptor()
 {
-  zl_backend_descriptor d{};
-  d.abi_major = ZL_ABI_MAJOR;
-  d.abi_minor = ZL_ABI_MINOR;
-  d.struct_size = sizeof(zl_backend_descriptor);
+  zl_backend_descriptor d = zl::sdk::empty_descriptor();
   d.name = "rocm";
   d.aliases = k_aliases;
   d.version = "0.1.0";
@@ -84,14 +70,10 @@ zl_backend_descriptor make_descriptor()
   d.visibility_unset = k_unset;
   d.capabilities = ZL_CAP_GRAPH_CAPTURE | ZL_CAP_PROFILER_TIMER;
   d.graph_class = "CUDAGraph"; // torch.cuda.CUDAGraph captures HIP graphs (vendors.md §3.3)
-  d.capture = {k_refused, k_device_fault, k_none};
-  d.capture_deny_ops = k_none;
-  d.compat_rules = nullptr;
-  d.compat_rule_count = 0;
+  d.capture = {k_refused, k_device_fault, zl::sdk::k_no_strings};
   // FlagTree has no FLAGTREE_AMD_* knob: AMD builds read the generic FLAGTREE_RLC_ENHANCE
-  // (vendors.md §6), which has no <VENDOR> part, so the token is empty.
-  d.flagtree_token = "";
-  d.enumerate_devices = enumerate_devices;
+  // (vendors.md §6), which has no <VENDOR> part, so the token stays empty.
+  d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_rocm::enumerate>;
   return d;
 }
 

@@ -7,46 +7,6 @@ namespace zl::backend_rocm {
 
 namespace {
 
-std::string first_line(std::string_view text)
-{
-  for (auto line : sdk::lines(text)) {
-    if (!sdk::trim(line).empty()) {
-      return quote(sdk::trim(line));
-    }
-  }
-  return "(nothing on standard output)";
-}
-
-std::string join(std::string_view a, std::string_view b)
-{
-  if (a.empty()) {
-    return std::string(b);
-  }
-  return b.empty() ? std::string(a) : std::string(a) + "; " + std::string(b);
-}
-
-zl_status publish(zl_enumeration* out, const std::vector<Device>& devices, std::string_view source,
-                  std::string_view note)
-{
-  out->count = static_cast<uint32_t>(devices.size());
-  sdk::copy_field(out->source, source);
-  const size_t n = devices.size() < out->capacity ? devices.size() : out->capacity;
-  for (size_t i = 0; i < n; ++i) {
-    zl_device_info& dev = out->devices[i];
-    dev = zl_device_info{};
-    dev.index = devices[i].index;
-    dev.memory_bytes = devices[i].memory_bytes;
-    sdk::copy_field(dev.uuid, devices[i].uuid);
-    sdk::copy_field(dev.name, devices[i].name);
-    sdk::copy_field(dev.visibility_id, devices[i].visibility_id);
-  }
-  if (devices.empty()) {
-    return sdk::no_devices(out, join(std::string(source) + " lists no GPU", note));
-  }
-  sdk::copy_field(out->reason, note);
-  return ZL_OK;
-}
-
 // One tool's attempt: devices, or why not.
 struct Attempt
 {
@@ -65,17 +25,12 @@ bool run(const zl_host_api* host, const std::vector<std::string>& argv, sdk::Too
   const std::string form = argv.size() > 1 && argv[1][0] != '-' ? argv[0] + " " + argv[1] : argv[0];
   if (tool.status == ZL_ERR_UNAVAILABLE) {
     attempt.missing = true;
-    attempt.problem = tool.reason.empty() ? argv[0] + " not found on PATH" : tool.reason;
+    attempt.problem = sdk::unavailable_reason(argv[0], tool);
     return false;
   }
-  if (tool.status != ZL_OK) {
-    attempt.status = tool.status;
-    attempt.problem = form + " failed: " + tool.reason;
-    return false;
-  }
-  if (tool.exit_code != 0) {
-    attempt.status = ZL_ERR_TOOL_FAILED;
-    attempt.problem = form + " exited with code " + std::to_string(tool.exit_code) + ": " + first_line(tool.out);
+  if (!tool.ok()) {
+    attempt.status = tool.failure_status();
+    attempt.problem = sdk::tool_failure(form, tool);
     return false;
   }
   return true;
@@ -119,31 +74,30 @@ zl_status enumerate_with(const zl_host_api* host, zl_enumeration* out, LibraryPr
 {
   const LibraryResult lib = probe();
   if (lib.state == LibraryResult::State::ok) {
-    return publish(out, lib.devices, "AMD SMI (libamd_smi.so)", "");
+    return sdk::publish(out, lib.devices, "AMD SMI (libamd_smi.so)", "", "GPU");
   }
   const bool lib_failed = lib.state == LibraryResult::State::failed;
-  const std::string note =
-      lib_failed ? "AMD SMI failed (" + lib.detail + ")" : "libamd_smi.so not loadable (" + lib.detail + ")";
+  const std::string note = sdk::library_note(lib, "libamd_smi.so", "AMD SMI");
 
   const Attempt amd = try_amd_smi(host);
   if (amd.done) {
-    return publish(out, amd.devices, lib_failed ? "amd-smi (AMD SMI failed)" : "amd-smi", lib_failed ? note : "");
+    return sdk::publish(out, amd.devices, lib_failed ? "amd-smi (AMD SMI failed)" : "amd-smi", lib_failed ? note : "",
+                        "GPU");
   }
   // amd-smi absent or unusable: the deprecated rocm-smi still ships with ROCm 6.
   const Attempt legacy = try_rocm_smi(host);
   if (legacy.done) {
-    return publish(out, legacy.devices, lib_failed ? "rocm-smi (AMD SMI failed)" : "rocm-smi",
-                   join(lib_failed ? note : "", amd.problem));
+    return sdk::publish(out, legacy.devices, lib_failed ? "rocm-smi (AMD SMI failed)" : "rocm-smi",
+                        sdk::join_notes({lib_failed ? note : "", amd.problem}), "GPU");
   }
   if (amd.missing && legacy.missing) {
     return sdk::no_devices(out, amd.problem + ", " + legacy.problem + " and " + note);
   }
   // Report what went wrong, the tool that answered badly first.
-  out->count = 0;
   const Attempt& bad = amd.missing ? legacy : amd;
   const Attempt& other = amd.missing ? amd : legacy;
-  sdk::copy_field(out->reason, join(join(bad.problem, other.problem), note));
-  return amd.status == ZL_ERR_PARSE || legacy.status == ZL_ERR_PARSE ? ZL_ERR_PARSE : bad.status;
+  return sdk::fail(out, amd.status == ZL_ERR_PARSE || legacy.status == ZL_ERR_PARSE ? ZL_ERR_PARSE : bad.status,
+                   sdk::join_notes({bad.problem, other.problem, note}));
 }
 
 zl_status enumerate(const zl_host_api* host, zl_enumeration* out)

@@ -3,9 +3,8 @@
 // Facts and their sources: README.md in this folder.
 #pragma once
 
-#include <zl/backend_abi.h>
+#include <zl/backend_sdk.hpp>
 
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,21 +30,11 @@ inline const std::vector<std::string>& rocm_smi_argv()
   return argv;
 }
 
-struct Device
-{
-  uint32_t index = 0;        // amd-smi "gpu" / rocm-smi "card<N>": physical, DRM order
-  std::string uuid;          // amd-smi's 8-4-4-4-12 UUID, or rocm-smi's "0x<16hex>" unique ID
-  std::string name;          // market name / card series
-  uint64_t memory_bytes = 0; // VRAM total
-  std::string visibility_id; // what ROCR_VISIBLE_DEVICES takes: "GPU-<16hex>", else the index
-};
-
-struct ParseResult
-{
-  std::vector<Device> devices;
-  std::string error; // empty on success; otherwise quotes the offending line or entry
-  bool ok() const { return error.empty(); }
-};
+// index: amd-smi "gpu" / rocm-smi "card<N>", physical, DRM order; uuid: amd-smi's 8-4-4-4-12
+// UUID, or rocm-smi's "0x<16hex>" unique ID; name: market name / card series; memory_bytes: VRAM
+// total; visibility_id: what ROCR_VISIBLE_DEVICES takes, "GPU-<16hex>", else the index.
+using Device = sdk::Device;
+using ParseResult = sdk::ParseResult; // error quotes the offending line or entry
 
 // Joins `amd-smi list --json` (gpu, uuid) and `amd-smi static --asic --vram --json`
 // (asic.market_name, asic.asic_serial, vram.size {value, unit}) on the gpu index.
@@ -59,25 +48,13 @@ ParseResult parse_rocm_smi(std::string_view json);
 // "5c88007d760374f3" -> "GPU-5c88007d760374f3". Empty when the serial is not hexadecimal.
 std::string rocr_uuid(std::string_view serial);
 
-// A line as a reason quotes it: in single quotes, shortened when long.
-std::string quote(std::string_view line);
-
-struct LibraryResult
-{
-  enum class State {
-    absent, // libamd_smi.so could not be opened: detail has dlerror()
-    failed, // opened, but a symbol was missing or a call failed: detail says which
-    ok      // devices holds the answer (possibly none)
-  };
-  State state = State::absent;
-  std::string detail;
-  std::vector<Device> devices;
-};
+// What AMD SMI answered (absent: libamd_smi.so could not be opened).
+using LibraryResult = sdk::LibraryResult;
 
 // Opens libamd_smi.so (else /opt/rocm/lib/libamd_smi.so) and lists the GPUs through AMD SMI.
 LibraryResult query_amdsmi();
 
-using LibraryProbe = LibraryResult (*)();
+using LibraryProbe = sdk::LibraryProbe;
 
 // enumerate() with the library step injectable, so tests can exercise every fallback.
 zl_status enumerate_with(const zl_host_api* host, zl_enumeration* out, LibraryProbe probe);

@@ -31,7 +31,7 @@ std::string line_at(std::string_view text, size_t at)
     const auto all = sdk::lines(text);
     for (size_t i = all.size(); i > 0; --i) {
       if (!sdk::trim(all[i - 1]).empty()) {
-        return "line " + std::to_string(i) + " " + quote(all[i - 1]);
+        return sdk::quote_line(i, all[i - 1]);
       }
     }
     return "the end of the output";
@@ -39,8 +39,8 @@ std::string line_at(std::string_view text, size_t at)
   const size_t number =
       static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<long>(begin), '\n')) + 1;
   const size_t end = text.find('\n', begin);
-  return "line " + std::to_string(number) + " " +
-         quote(text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
+  return sdk::quote_line(number,
+                         text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
 }
 
 bool parse_json(std::string_view text, rapidjson::Document& doc, std::string& error)
@@ -60,7 +60,7 @@ std::string show(const Value& v)
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> writer(buf);
   v.Accept(writer);
-  return quote(std::string_view(buf.GetString(), buf.GetSize()));
+  return sdk::quote(std::string_view(buf.GetString(), buf.GetSize()));
 }
 
 const Value* member(const Value& obj, std::initializer_list<const char*> keys)
@@ -139,15 +139,6 @@ const Value* gpu_array(const rapidjson::Document& doc)
 }
 
 } // namespace
-
-std::string quote(std::string_view line)
-{
-  constexpr size_t k_max = 160;
-  if (line.size() > k_max) {
-    return "'" + std::string(line.substr(0, k_max)) + "…'";
-  }
-  return "'" + std::string(line) + "'";
-}
 
 std::string rocr_uuid(std::string_view serial)
 {
@@ -256,7 +247,7 @@ ParseResult parse_rocm_smi(std::string_view json)
       continue; // "system" and other summaries
     }
     if (!sdk::parse_u64(key.substr(4), n) || n > std::numeric_limits<uint32_t>::max() || !card.value.IsObject()) {
-      result.error = "rocm-smi entry " + quote(key) + " is not card<N>: {…}";
+      result.error = "rocm-smi entry " + sdk::quote(key) + " is not card<N>: {…}";
       return result;
     }
     Device d;
