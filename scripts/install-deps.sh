@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake ninja-build pkg-config file
+  g++ cmake ninja-build pkg-config file git
   libboost-dev libboost-filesystem-dev libboost-program-options-dev
   libfmt-dev libyaml-cpp-dev rapidjson-dev libsqlite3-dev sqlite3 libssl-dev doctest-dev
   python3 python3-pytest python3-yaml libbenchmark-dev

@@ -21,18 +21,26 @@ std::string utc_now()
 
 std::string flaggems_commit(const std::string& flaggems_dir)
 {
+  namespace fs = boost::filesystem;
+  // A checkout of its own: the folder is the top of the repository git finds. A FlagGems tree
+  // copied into another project's checkout must not report that project's commit.
   if (util::find_program("git")) {
     util::SpawnSpec spec;
-    spec.argv = {"git", "-C", flaggems_dir, "rev-parse", "HEAD"};
+    spec.argv = {"git", "-C", flaggems_dir, "rev-parse", "--show-toplevel", "HEAD"};
     spec.timeout = std::chrono::seconds(10);
     std::string out;
     try {
       if (util::run(spec, [&](std::string_view s) { out.append(s); }).exit_code == 0) {
-        return util::first_line(out);
+        const auto lines = util::split(out, '\n');
+        boost::system::error_code ec;
+        if (lines.size() == 2 && fs::equivalent(lines[0], flaggems_dir, ec)) {
+          return std::string(util::trim(lines[1]));
+        }
       }
     } catch (const util::SpawnFailure&) {
     }
   }
+  // A bundle made from a checkout records its commit in FLAGGEMS_COMMIT.
   std::ifstream in(flaggems_dir + "/FLAGGEMS_COMMIT");
   std::string line;
   std::getline(in, line);

@@ -20,3 +20,8 @@ add_test(NAME e2e
   WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(e2e PROPERTIES ENVIRONMENT
   "ZL_BIN=$<TARGET_FILE:zl>;ZL_BUILD_DIR=${CMAKE_BINARY_DIR};ZL_SOURCE_DIR=${PROJECT_SOURCE_DIR};ZL_BROKEN_MODULE_DIR=${ZL_BROKEN_MODULE_DIR}")
+
+# pytest tests of the Python plugins and the sample corpus (tests/python), with fake devices.
+add_test(NAME plugins
+  COMMAND ${ZL_TEST_PYTHON} -m pytest -q -p no:cacheprovider ${PROJECT_SOURCE_DIR}/tests/python
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})

@@ -214,3 +214,23 @@ def test_compat_rules_reach_only_their_backends_plan(zl, tmp_path):
 def test_timer_the_backend_cannot_give_is_refused(zl):
     proc = zl.run("run", "--flaggems", str(CORPUS), "--op", "abs", "--timer", "graph", "--python", PYTHON, check_rc=2)
     assert "--timer graph: backend cpu cannot capture device graphs" in proc.stderr
+
+
+def test_flaggems_commit_is_the_checkouts_own(zl, tmp_path):
+    # The corpus sits inside zl's own checkout: it has no commit of its own.
+    out = tmp_path / "a"
+    zl.run("run", "--flaggems", str(PROBE), "--op", "probe", "--python", PYTHON, "--out", str(out), check_rc=0)
+    assert identity(out)["flaggems_commit"] is None
+    # A checkout of its own reports its HEAD; a bundle reports its FLAGGEMS_COMMIT file.
+    fg = tmp_path / "fg"
+    subprocess.run(["cp", "-r", str(PROBE), str(fg)], check=True)
+    (fg / "FLAGGEMS_COMMIT").write_text("ed2508bcb5a03000e9774734201d840ba362cd11\n")
+    zl.run("run", "--flaggems", str(fg), "--op", "probe", "--python", PYTHON, "--out", str(tmp_path / "b"), check_rc=0)
+    assert identity(tmp_path / "b")["flaggems_commit"] == "ed2508bcb5a03000e9774734201d840ba362cd11"
+    git = ["git", "-C", str(fg), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(git + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-qm", "probe"], check=True)
+    head = subprocess.run(git + ["rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    zl.run("run", "--flaggems", str(fg), "--op", "probe", "--python", PYTHON, "--out", str(tmp_path / "c"), check_rc=0)
+    assert identity(tmp_path / "c")["flaggems_commit"] == head

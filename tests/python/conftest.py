@@ -9,13 +9,18 @@ import sys
 
 import pytest
 
-from zl_testlib import CORPUS, PLUGIN_DIRS, plan_dict
-
-pytest_plugins = ["pytester"]
+from .zl_testlib import CORPUS, PLUGIN_DIRS, plan_dict
 
 for _d in PLUGIN_DIRS:
     if str(_d) not in sys.path:
         sys.path.insert(0, str(_d))
+
+
+def pytest_configure(config):
+    # The pytester fixture, also when this folder is collected as part of `pytest tests`
+    # (pytest refuses `pytest_plugins` in a conftest below the rootdir).
+    if not config.pluginmanager.has_plugin("pytester"):
+        config.pluginmanager.import_plugin("pytester")
 
 
 @pytest.fixture

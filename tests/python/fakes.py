@@ -12,17 +12,38 @@ import time
 import types
 
 
+class FakeState:
+    def __init__(self, offset=0):
+        self.offset = offset
+        self.capturing = False
+
+
 class FakeGenerator:
+    """A generator with get_state/set_state only (snapshots of the offset)."""
+
     def __init__(self):
-        self.gets = 0
+        self.state = FakeState()
         self.sets = []
 
     def get_state(self):
-        self.gets += 1
-        return ("state", self.gets)
+        return ("offset", self.state.offset)
 
-    def set_state(self, state):
-        self.sets.append(state)
+    def set_state(self, snapshot):
+        self.sets.append(snapshot)
+        self.state.offset = snapshot[1]
+
+
+class GraphSafeGenerator(FakeGenerator):
+    """A generator with torch's graph-safe state API: the state is an object it points to."""
+
+    def graphsafe_get_state(self):
+        return self.state
+
+    def graphsafe_set_state(self, state):
+        self.state = state
+
+    def clone_state(self):
+        return FakeState(self.state.offset)
 
 
 class FakeEvent:
@@ -53,7 +74,7 @@ class FakeGraph:
 
 
 class FakeInterface(types.ModuleType):
-    def __init__(self, name, graph_class="MUSAGraph", generators=True):
+    def __init__(self, name, graph_class="MUSAGraph", generators="graphsafe"):
         super().__init__(name)
         self.offset_ms = 0.0
         self.capture_attempts = []  # FLAGGEMS_PERF_CURRENT_OP of each capture
@@ -63,7 +84,8 @@ class FakeInterface(types.ModuleType):
         self.Stream = FakeStream
         setattr(self, graph_class, type(graph_class, (FakeGraph,), {"iface": self}))
         if generators:
-            self.default_generators = [FakeGenerator()]
+            kind = GraphSafeGenerator if generators == "graphsafe" else FakeGenerator
+            self.default_generators = [kind()]
 
     def Event(self, enable_timing=False):  # noqa: N802 (torch's name)
         return FakeEvent(self, enable_timing)
@@ -78,8 +100,14 @@ class FakeInterface(types.ModuleType):
 
     @contextlib.contextmanager
     def graph(self, g):
+        """Like torch: the default generators' states are marked capturing (and advanced)
+        from capture_begin to a successful capture_end; a failed capture leaves them marked."""
         op = os.environ.get("FLAGGEMS_PERF_CURRENT_OP", "")
         self.capture_attempts.append(op)
+        states = [gen.state for gen in getattr(self, "default_generators", ())]
+        for state in states:
+            state.capturing = True
+            state.offset += 4
         start = time.perf_counter()
         yield g
         g.captured_ms = (time.perf_counter() - start) * 1000
@@ -87,6 +115,16 @@ class FakeInterface(types.ModuleType):
             exc = self.capture_failure(op, len(self.capture_attempts))
             if exc is not None:
                 raise exc
+        for state in states:
+            state.capturing = False
+
+    def random_op(self):
+        """A random op: fails as torch does while a generator state is stuck capturing."""
+        for gen in getattr(self, "default_generators", ()):
+            if gen.state.capturing:
+                raise RuntimeError("Offset increment outside graph capture encountered "
+                                   "unexpectedly.")
+            gen.state.offset += 4
 
 
 class FakeProfilerEvent:
@@ -136,7 +174,7 @@ def _profiler_module(torch):
     return profiler
 
 
-def install_torch(monkeypatch, device="musa", graph_class="MUSAGraph", generators=True):
+def install_torch(monkeypatch, device="musa", graph_class="MUSAGraph", generators="graphsafe"):
     """A fake torch with torch.<device> as a FakeInterface; returns (torch, interface)."""
     torch = types.ModuleType("torch")
     torch.__version__ = "2.99.0+fake"

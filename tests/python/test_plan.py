@@ -4,7 +4,7 @@ import json
 import pytest
 
 import zl_plan
-from zl_testlib import parse_marker, plan_dict
+from .zl_testlib import parse_marker, plan_dict
 
 
 def load(tmp_path, data, text=None):
@@ -146,10 +146,14 @@ def test_marker_names_and_keys_are_checked():
     assert zl_plan.format_marker("ZL_RUN") == "ZL_RUN"
 
 
-def test_marker_starts_its_own_line_after_a_file_name(pytester, write_plan):
+@pytest.mark.parametrize("verbosity", [(), ("-q",), ("-v",)])
+def test_marker_starts_its_own_line(pytester, write_plan, verbosity):
+    """Never after pytest's file name, progress letter or test id on the same line."""
     write_plan()
-    pytester.makepyfile("def test_one():\n    pass\n\ndef test_two():\n    pass\n")
-    result = pytester.runpytest("-s", "-p", "zl_timing")
+    pytester.makepyfile("def test_one():\n    assert False\n\n"
+                        "def test_two():\n    print('no newline', end='')\n\n"
+                        "def test_three():\n    pass\n")
+    result = pytester.runpytest("-s", "-p", "zl_timing", *verbosity)
     lines = [line for line in result.outlines if "ZL_TIMER" in line]
-    assert len(lines) == 2
-    assert all(line.startswith("ZL_TIMER op=") for line in lines)
+    assert len(lines) == 3
+    assert all(line.startswith("ZL_TIMER op=") for line in lines[:2])

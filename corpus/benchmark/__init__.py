@@ -1,0 +1,1 @@
+"""zl's sample corpus: a small FlagGems-shaped benchmark suite that runs on the host."""
