@@ -38,8 +38,9 @@ void write_file_atomic(const std::string& path, std::string_view content)
     }
     done += static_cast<size_t>(n);
   }
+  // No fsync: the rename already keeps an interrupted zl from leaving half a file, and a
+  // power cut is not what a run folder guards against.
   ::fchmod(fd, 0644);
-  ::fsync(fd);
   ::close(fd);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;

@@ -114,14 +114,16 @@ TEST_CASE("zl::loader::Registry::select automatically")
 
   SUBCASE("no accelerator finds devices: the host fallback, with the reasons")
   {
-    const auto s = registry_of({&dir}).select(std::nullopt, "");
+    const auto r = registry_of({&dir}); // a Selection points into its Registry
+    const auto s = r.select(std::nullopt, "");
     CHECK(s.module->name() == "hostish");
     CHECK(s.how == "no accelerator backend found devices (emptygpu: the test module has no devices)");
   }
   SUBCASE("the single backend with devices")
   {
     add_test_module(dir, "fakegpu");
-    const auto s = registry_of({&dir}).select(std::nullopt, "");
+    const auto r = registry_of({&dir}); // a Selection points into its Registry
+    const auto s = r.select(std::nullopt, "");
     CHECK(s.module->name() == "fakegpu");
     CHECK(s.how == "the only backend that found devices (2 via test module)");
   }
