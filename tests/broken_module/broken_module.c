@@ -102,3 +102,9 @@ ZL_BACKEND_EXPORT int zl_backend_something_else(void) { return 0; }
 extern int zl_test_missing_function(void);
 ZL_BACKEND_EXPORT int zl_test_call_missing(void) { return zl_test_missing_function(); }
 #endif
+
+#ifdef ZL_TEST_UNDEFINED_SYMBOL
+/* Defined nowhere: RTLD_NOW refuses the module at load time. */
+extern int zl_test_defined_nowhere(void);
+ZL_BACKEND_EXPORT int zl_test_call_nowhere(void) { return zl_test_defined_nowhere(); }
+#endif

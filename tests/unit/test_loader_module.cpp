@@ -85,6 +85,14 @@ TEST_CASE("zl::loader::load_module")
                  "its folder to LD_LIBRARY_PATH (`ldd " + path + "` lists every missing library)");
   }
 
+  SUBCASE("an undefined symbol names the symbol")
+  {
+    const auto path = add_test_module(dir, "undefsym");
+    CHECK(failure(path) == path + ": cannot be loaded: undefined symbol zl_test_defined_nowhere (" + path +
+                             ": undefined symbol: zl_test_defined_nowhere); it was linked against another version of a "
+                             "library it uses");
+  }
+
   SUBCASE("no entry point")
   {
     const auto path = add_test_module(dir, "noentry");
