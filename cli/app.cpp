@@ -30,6 +30,11 @@ const Command k_commands[] = {
   {"devices", "list the devices of the selected backend", cmd_devices},
   {"run", "run one FlagGems benchmark node through pytest and leave a run folder", cmd_run},
   {"plan", "print what `zl run` would do with the same options, and run nothing", cmd_plan},
+  {"batch", "run many ops across the devices of one host; ops_status.csv and a results store", cmd_batch},
+  {"summary", "summarize run folders, campaigns or logs; --ab compares one build against another", cmd_summary},
+  {"sweep", "tune an op's shapes across devices and publish one autotune config set", cmd_sweep},
+  {"ab", "one op under two settings of a compiler switch, in interleaved rounds", cmd_ab},
+  {"receipt", "record (or --verify) the SHA-256 of a campaign's harness files and results", cmd_receipt},
 };
 
 constexpr const char* k_help_tail = R"(
@@ -53,6 +58,7 @@ Exit codes:
   0  success
   2  usage or configuration error: bad option, backend not loadable or not unique
   3  preflight failure of a run (PREFLIGHT_FAILED check=<name> says which)
+  6  zl summary --fail-on-regression found a regression
   70 internal error (a bug in zl: please report it with the command line)
 )";
 

@@ -32,6 +32,11 @@ int cmd_backends(Context& ctx, const Args& args);
 int cmd_devices(Context& ctx, const Args& args);
 int cmd_run(Context& ctx, const Args& args);
 int cmd_plan(Context& ctx, const Args& args);
+int cmd_summary(Context& ctx, const Args& args);
+int cmd_sweep(Context& ctx, const Args& args);
+int cmd_receipt(Context& ctx, const Args& args);
+int cmd_batch(Context& ctx, const Args& args);
+int cmd_ab(Context& ctx, const Args& args);
 
 int main(int argc, char** argv);
 

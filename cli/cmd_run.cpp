@@ -23,7 +23,7 @@ constexpr const char* k_run_usage =
   "zl [--backend NAME] run --flaggems DIR (--op OP | --op-file FILE | --test-node NODE)\n"
   "        [--level core|comprehensive] [--mode kernel|operator|wrapper] [--dtypes LIST]\n"
   "        [--timer auto|graph|direct|profiler] [--device INDEX|UUID]\n"
-  "        [--shape-file FILE | --shape-mode upstream] [--replay-from DIR]\n"
+  "        [--shape-file FILE | --shape-mode upstream] [--record-autotune | --replay-from DIR]\n"
   "        [--isolate-tuner-cache] [--out DIR] [--python PATH] [-- EXTRA-PYTEST-ARGS]";
 
 constexpr const char* k_run_notes = R"(Each option falls back to a variable of the earlier harness when absent: FLAGGEMS_DIR,
@@ -37,6 +37,12 @@ which become 12 and 13 so they cannot pass for zl's own 2 and 3. Ctrl-C stops py
 
 The run folder (--out, default runs/<UTC time>-<op>-<backend>/) holds run.log, plan.json,
 run_identity.json, shapes.yaml and FlagGems' record log (record.log).
+
+--record-autotune stores each autotuner's chosen config per key (Triton's Autotuner, FlagGems'
+LibTuner) in autotune_records/ of the run folder. --replay-from DIR (a run folder or its
+autotune_records/) pins them before the first launch; a key it cannot pin self-tunes under
+AUTOTUNE_REPLAY_FALLBACK. Record with --isolate-tuner-cache for honest cold tuning: a shared
+tuner cache hands over earlier winners, which are then recorded as "cached", not "tuned".
 
 Examples:
   zl run --flaggems corpus --op abs
@@ -72,7 +78,8 @@ std::optional<run::Request> parse_request(const std::string& command, const Args
     ("device", po::value<std::string>(), "device index or UUID (default: the first)")
     ("shape-file", po::value<std::string>(), "shapes YAML to use instead of benchmark/core_shapes.yaml")
     ("shape-mode", po::value<std::string>(), "upstream: FlagGems' own core_shapes.yaml (the default)")
-    ("replay-from", po::value<std::string>(), "autotune records to pin")
+    ("replay-from", po::value<std::string>(), "autotune records to pin: a run folder or its autotune_records/")
+    ("record-autotune", "store each autotuner's chosen config per key in <run folder>/autotune_records/")
     ("isolate-tuner-cache", "own FLAGGEMS_CACHE_DIR and TRITON_CACHE_DIR, removed afterwards")
     ("out", po::value<std::string>(), "run folder (default runs/<UTC time>-<op>-<backend>/)")
     ("python", po::value<std::string>(), "interpreter that runs pytest (else ZL_PYTHON, else python3)");
@@ -126,6 +133,7 @@ std::optional<run::Request> parse_request(const std::string& command, const Args
     r.shape_file.clear(); // SHAPE_MODE=upstream outranks a SHAPE_FILE variable
   }
   r.replay_from = get("replay-from", "REPLAY_FROM");
+  r.record_autotune = vm->count("record-autotune") > 0;
   r.isolate_tuner_cache = vm->count("isolate-tuner-cache") > 0 || env_or("ZL_ISOLATE_TUNER_CACHE") == "1";
   r.out_dir = get("out", nullptr);
   r.python = get("python", "ZL_PYTHON");
@@ -204,6 +212,11 @@ int cmd_plan(Context& ctx, const Args& args)
   std::cout << fmt::format("tuner    {} cache at {} ({} entries)\n", plan.tuner_cache.mode, plan.tuner_cache.path,
                            plan.tuner_cache.entries_before ? std::to_string(*plan.tuner_cache.entries_before)
                                                            : "unknown: " + plan.tuner_cache.note);
+  if (plan.autotune_mode != "off") {
+    std::cout << fmt::format("autotune {} {}\n", plan.autotune_mode,
+                             plan.autotune_mode == "replay" ? "from " + plan.autotune_source
+                                                            : "into " + plan.autotune_records);
+  }
   std::cout << "plugins  -p " << util::join(plan.plugins, " -p ") << "\n";
   std::cout << "env      ";
   for (const auto& [k, v] : plan.env_set) {

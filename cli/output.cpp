@@ -10,12 +10,17 @@
 namespace zl::cli {
 
 std::optional<po::variables_map> parse_options(const std::string& command, const std::string& usage,
-                                               po::options_description& desc, const Args& args)
+                                               po::options_description& desc, const Args& args,
+                                               const std::vector<std::string>& positional)
 {
   desc.add_options()("help,h", "print this help");
+  po::positional_options_description pos;
+  for (size_t i = 0; i < positional.size(); ++i) {
+    pos.add(positional[i].c_str(), i + 1 == positional.size() ? -1 : 1);
+  }
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw Error(fmt::format("zl {}: {}; `zl {} --help` lists its options", command, e.what(), command));

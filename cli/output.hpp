@@ -16,9 +16,12 @@ namespace zl::cli {
 namespace po = boost::program_options;
 
 // Parses a command's own options. Adds -h/--help; when given, prints usage and the options and
-// returns nullopt. Throws Error (exit 2) on anything it does not know.
+// returns nullopt. Throws Error (exit 2) on anything it does not know. positional names options
+// (declared in desc) that bare arguments fill in order; the last takes all that remain when
+// its value type is a vector.
 std::optional<po::variables_map> parse_options(const std::string& command, const std::string& usage,
-                                               po::options_description& desc, const Args& args);
+                                               po::options_description& desc, const Args& args,
+                                               const std::vector<std::string>& positional = {});
 
 // Prints rows under a header as left-aligned columns.
 void print_table(std::ostream& out, const std::vector<std::string>& header,

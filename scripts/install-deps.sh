@@ -8,6 +8,7 @@ packages=(
   libboost-dev libboost-filesystem-dev libboost-program-options-dev
   libfmt-dev libyaml-cpp-dev rapidjson-dev libsqlite3-dev sqlite3 libssl-dev doctest-dev
   python3 python3-pytest python3-yaml libbenchmark-dev
+  rpm rpm2cpio dpkg-dev    # the packages: rpmbuild and rpm2archive for the RPMs, dpkg-shlibdeps for the DEBs
 )
 
 missing=()

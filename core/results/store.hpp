@@ -5,9 +5,13 @@
 // (which read). The implementation may add members; it must keep these.
 #pragma once
 
+#include "results/model.hpp"
+
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 struct sqlite3;
 
@@ -34,6 +38,18 @@ public:
   std::optional<double> expected_duration(const std::string& backend, const std::string& op) const;
 
   sqlite3* handle() const;
+
+  // Stores a run already read (zl summary reads the folders once, then stores them), with the
+  // same replacement rule as ingest_run. Returns the number of rows stored.
+  long long ingest(const Run& run);
+
+  // The runs stored under these paths (absolute, as ingested), in that order; every run, in
+  // path order, when paths is empty. Throws Error for a path the store does not hold.
+  std::vector<Run> load(const std::vector<std::string>& paths = {}) const;
+
+  // Where ingest_run reports malformed lines, as FILE:LINE: reason (default std::cerr;
+  // nullptr: nowhere).
+  void set_report_stream(std::ostream* out);
 
 private:
   struct Impl;

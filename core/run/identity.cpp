@@ -59,6 +59,8 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   j.nullable("pytest_exit_code", o.pytest_exit_code);
   j.nullable("error", o.error);
   j.strings("command", p.request.command_line);
+  boost::system::error_code ec;
+  j.field("zl_binary", boost::filesystem::read_symlink("/proc/self/exe", ec).string());
   j.field("started_at", o.started_at);
   j.nullable("finished_at", o.finished_at);
   j.nullable("duration_s", o.duration_s);
@@ -90,6 +92,30 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   w.StartObject();
   j.field("mode", p.autotune_mode);
   j.nullable("source", p.autotune_source);
+  j.nullable("records_dir", p.autotune_records);
+  if (o.autotune) {
+    j.field("fallbacks", o.autotune->fallbacks);
+    j.field("tuned_keys", o.autotune->tuned_keys);
+    j.field("configs_benchmarked", o.autotune->configs_benchmarked);
+    j.key("summary"); // the plugin's own count (pinned keys among them); null when it never finished
+    if (o.autotune->summary.empty()) {
+      w.Null();
+    } else {
+      w.StartObject();
+      for (const auto& [k, v] : o.autotune->summary) {
+        // marker values are text: counts become numbers, true/false booleans, empty null
+        const bool count = !v.empty() && v.find_first_not_of("0123456789") == std::string::npos && v.size() < 18;
+        if (count) {
+          j.field(k, std::stoll(v));
+        } else if (v == "true" || v == "false") {
+          j.field(k, v == "true");
+        } else {
+          j.nullable(k, v);
+        }
+      }
+      w.EndObject();
+    }
+  }
   w.EndObject();
   j.key("tuner_cache");
   w.StartObject();

@@ -2,6 +2,7 @@
 // told apart from their folders alone.
 #pragma once
 
+#include "run/autotune_log.hpp"
 #include "run/plan.hpp"
 
 #include <optional>
@@ -19,6 +20,7 @@ struct Outcome
   std::optional<double> duration_s;
   std::string record_log;              // FlagGems' record log in the run folder, if any
   std::string error;                   // what went wrong outside pytest
+  std::optional<AutotuneTally> autotune; // read from run.log after a record or replay run
 };
 
 // FlagGems' git commit: `git rev-parse HEAD` in the folder, else a FLAGGEMS_COMMIT file there.

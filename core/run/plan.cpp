@@ -59,7 +59,8 @@ std::string resolve_timer(const std::string& requested, const loader::Module& ba
   return requested;
 }
 
-std::vector<std::string> plan_plugins(const loader::Module& backend, const std::string& timer)
+std::vector<std::string> plan_plugins(const loader::Module& backend, const std::string& timer,
+                                      const std::string& autotune_mode)
 {
   std::vector<std::string> plugins;
   if (backend.desc.compat_rule_count > 0) {
@@ -67,11 +68,20 @@ std::vector<std::string> plan_plugins(const loader::Module& backend, const std::
   }
   plugins.push_back("zl_device_setup");
   plugins.push_back("zl_timing");
+  if (autotune_mode == "record" || autotune_mode == "replay") {
+    plugins.push_back("zl_autotune");
+  }
   if (timer == "graph") {
     plugins.push_back("zl_capture");
   }
   plugins.push_back("zl_identity");
   return plugins;
+}
+
+std::string replay_records_dir(const std::string& replay_from)
+{
+  const auto dir = util::absolute(replay_from);
+  return fs::is_directory(dir + "/autotune_records") ? dir + "/autotune_records" : dir;
 }
 
 loader::Device choose_device(const loader::Module& backend, const std::string& wanted)
@@ -114,7 +124,13 @@ Plan make_plan(const Request& request, const loader::Module& backend, const std:
   p.backend_how = backend_how;
   p.node = resolve_node(request.flaggems_dir, request.op, request.op_file, request.test_node);
   p.timer = resolve_timer(request.timer, backend);
-  p.plugins = plan_plugins(backend, p.timer);
+  if (!request.replay_from.empty()) {
+    p.autotune_mode = "replay";
+    p.autotune_source = replay_records_dir(request.replay_from);
+  } else if (request.record_autotune) {
+    p.autotune_mode = "record";
+  }
+  p.plugins = plan_plugins(backend, p.timer, p.autotune_mode);
   p.device = choose_device(backend, request.device);
   p.run_dir = request.out_dir.empty() ? default_run_dir(p.node.op, backend.name()) : util::absolute(request.out_dir);
   p.plan_path = p.run_dir + "/plan.json";
@@ -125,9 +141,8 @@ Plan make_plan(const Request& request, const loader::Module& backend, const std:
   if (!request.shape_file.empty()) {
     p.shape_file = p.run_dir + "/shapes.yaml";
   }
-  if (!request.replay_from.empty()) {
-    p.autotune_mode = "replay";
-    p.autotune_source = util::absolute(request.replay_from);
+  if (p.autotune_mode == "record") {
+    p.autotune_records = p.run_dir + "/autotune_records";
   }
   const bool isolated = request.isolate_tuner_cache;
   p.tuner_cache = isolated ? TunerCache{"isolated", p.run_dir + "/.tuner-cache", 0, {}, ""}
@@ -144,7 +159,9 @@ Plan make_plan(const Request& request, const loader::Module& backend, const std:
     p.argv.insert(p.argv.end(), {"--dtypes", d});
   }
   if (!p.shape_file.empty()) {
-    p.argv.insert(p.argv.end(), {"--shape_file", p.shape_file});
+    // Relative to pytest's working folder, the run folder: FlagGems names its record log after
+    // every argument, and a file name longer than 255 bytes stops the session.
+    p.argv.insert(p.argv.end(), {"--shape_file", fs::path(p.shape_file).filename().string()});
   }
   if (!p.node.marker.empty()) {
     p.argv.insert(p.argv.end(), {"-m", p.node.marker});
@@ -261,6 +278,7 @@ std::string plan_json(const Plan& p)
   w.StartObject();
   j.field("mode", p.autotune_mode);
   j.nullable("source", p.autotune_source);
+  j.nullable("records_dir", p.autotune_records);
   w.EndObject();
   j.key("tuner_cache");
   w.StartObject();

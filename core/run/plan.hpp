@@ -27,8 +27,9 @@ struct Plan
   std::string versions_file;
   std::string shape_file;   // what pytest gets as --shape_file; empty: FlagGems' own
   std::string shape_source; // where the shapes in force come from
-  std::string autotune_mode = "off";
-  std::string autotune_source;
+  std::string autotune_mode = "off"; // off, record, replay
+  std::string autotune_source;       // replay: the autotune_records folder pinned from
+  std::string autotune_records;      // record: <run_dir>/autotune_records
   TunerCache tuner_cache;
   std::vector<std::string> argv;                          // python -m pytest …
   std::vector<std::pair<std::string, std::string>> env_set; // what zl sets for pytest
@@ -40,8 +41,14 @@ struct Plan
 std::string resolve_timer(const std::string& requested, const loader::Module& backend);
 
 // The -p list: compat plugins first (they rewrite collection-time markers and nothing may read
-// the item list before them), then device setup, timing, capture (only for timer=graph), identity.
-std::vector<std::string> plan_plugins(const loader::Module& backend, const std::string& timer);
+// the item list before them), then device setup, timing, autotune (only to record or replay),
+// capture (only for timer=graph), identity.
+std::vector<std::string> plan_plugins(const loader::Module& backend, const std::string& timer,
+                                      const std::string& autotune_mode = "off");
+
+// The records folder --replay-from names: DIR/autotune_records when DIR is a run folder that
+// has one, else DIR itself (absolute).
+std::string replay_records_dir(const std::string& replay_from);
 
 // The device --device names (an index or a UUID), or the first. Throws Error when there is none.
 loader::Device choose_device(const loader::Module& backend, const std::string& wanted);

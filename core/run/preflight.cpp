@@ -70,7 +70,17 @@ void preflight(const PreflightInput& in)
                                      "record run, or its run folder",
                                      in.replay_from));
   }
-  if (auto why = python_lacks_pytest(in.python)) {
+  // A records folder always has a manifest (a record run that tuned nothing writes one too),
+  // so a folder without one is a wrong path, not an empty record.
+  if (!in.replay_from.empty() && !fs::is_regular_file(fs::path(in.replay_from) / "manifest.json") &&
+      !fs::is_regular_file(fs::path(in.replay_from) / "autotune_records" / "manifest.json")) {
+    throw PreflightError("replay_from", in.replay_from,
+                         fmt::format("the replay folder {} holds no autotune records (neither manifest.json nor "
+                                     "autotune_records/manifest.json); give the run folder of a "
+                                     "--record-autotune run, its autotune_records/, or a sweep's",
+                                     in.replay_from));
+  }
+  if (auto why = in.python.empty() ? std::nullopt : python_lacks_pytest(in.python)) {
     throw PreflightError("python", in.python,
                          fmt::format("{}; install pytest for that interpreter, or name one that has it with --python "
                                      "(or ZL_PYTHON): on Debian, apt-get install python3-pytest puts it in "

@@ -35,7 +35,7 @@ struct PreflightInput
   std::string how_resolved;      // how the node was found, quoted when the file is missing
   std::string shape_file;        // empty when FlagGems' own is in force
   std::string replay_from;       // empty when not replaying
-  std::string python;
+  std::string python;            // empty: not checked (zl sweep --resolve-only starts no Python)
 };
 
 // Runs the checks in order: flaggems_dir, benchmark_file, shape_file, replay_from, python.

@@ -46,6 +46,10 @@ void validate(const Request& r)
   for (const auto& d : r.dtypes) {
     one_of("--dtypes", d, k_dtypes);
   }
+  if (r.record_autotune && !r.replay_from.empty()) {
+    throw Error("--record-autotune and --replay-from (or REPLAY_FROM) exclude each other: a replay run pins the "
+                "configs a record run chose, so it has none of its own to record");
+  }
   if (r.shape_mode_upstream && !r.shape_file.empty()) {
     throw Error("--shape-mode upstream defers to FlagGems' own core_shapes.yaml; it cannot go with --shape-file "
                 "(or SHAPE_FILE)");

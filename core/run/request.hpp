@@ -22,6 +22,7 @@ struct Request
   std::string shape_file;         // --shape-file / SHAPE_FILE
   bool shape_mode_upstream = false;
   std::string replay_from;        // --replay-from / REPLAY_FROM
+  bool record_autotune = false;   // --record-autotune
   bool isolate_tuner_cache = false;
   std::string out_dir;            // --out
   std::string python;             // --python / ZL_PYTHON / python3

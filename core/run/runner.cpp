@@ -4,15 +4,14 @@
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/process.hpp"
+#include "util/signals.hpp"
 #include "util/string.hpp"
 
 #include <boost/filesystem.hpp>
 #include <fmt/format.h>
 #include <zl/version.hpp>
 
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <unistd.h>
 
@@ -21,57 +20,6 @@ namespace zl::run {
 namespace fs = boost::filesystem;
 
 namespace {
-
-volatile std::sig_atomic_t g_child_pgid = 0;
-volatile std::sig_atomic_t g_signal = 0;
-
-extern "C" void forward_signal(int sig)
-{
-  g_signal = sig;
-  if (g_child_pgid > 0) {
-    ::kill(-g_child_pgid, sig);
-  }
-}
-
-// Installs the forwarding handlers for its lifetime.
-class SignalForwarding
-{
-public:
-  SignalForwarding()
-  {
-    struct sigaction sa{};
-    sa.sa_handler = forward_signal;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < std::size(k_signals); ++i) {
-      ::sigaction(k_signals[i], &sa, &m_old[i]);
-    }
-  }
-  SignalForwarding(const SignalForwarding&) = delete;
-  SignalForwarding& operator=(const SignalForwarding&) = delete;
-  ~SignalForwarding()
-  {
-    for (size_t i = 0; i < std::size(k_signals); ++i) {
-      ::sigaction(k_signals[i], &m_old[i], nullptr);
-    }
-    g_child_pgid = 0;
-  }
-
-private:
-  static constexpr int k_signals[] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction m_old[3]{};
-};
-
-std::string quote_marker_value(const std::string& v)
-{
-  if (!v.empty() && v.find_first_of(" \t\"=") == std::string::npos) {
-    return v;
-  }
-  std::string out = "\"";
-  for (char c : v) {
-    out += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
-  }
-  return out + "\"";
-}
 
 std::string run_header(const Plan& p)
 {
@@ -90,7 +38,7 @@ std::string run_header(const Plan& p)
     {"run_dir", p.run_dir}};
   std::string line = "ZL_RUN";
   for (const auto& [k, v] : fields) {
-    line += fmt::format(" {}={}", k, quote_marker_value(v));
+    line += fmt::format(" {}={}", k, util::marker_value(v));
   }
   return line + "\n# pytest: " + util::join(p.argv, " ") + "\n";
 }
@@ -176,7 +124,7 @@ int execute(const Plan& p)
   spec.env = child_environment(p);
   spec.cwd = p.run_dir;
   spec.new_process_group = true;
-  spec.on_spawn = [](int pid) { g_child_pgid = pid; };
+  int signal = 0;
   auto tee = [log](std::FILE* out) {
     return [log, out](std::string_view chunk) {
       std::fwrite(chunk.data(), 1, chunk.size(), log);
@@ -186,11 +134,12 @@ int execute(const Plan& p)
     };
   };
   const auto start = std::chrono::steady_clock::now();
-  g_signal = 0;
   util::ProcessResult result;
   try {
-    SignalForwarding forwarding;
+    util::SignalForwarding forwarding;
+    spec.on_spawn = [&forwarding](int pid) { forwarding.watch(pid); };
     result = util::run(spec, tee(stdout), tee(stderr));
+    signal = forwarding.signal();
   } catch (const util::SpawnFailure& e) {
     std::fclose(log);
     outcome.status = "error";
@@ -201,13 +150,15 @@ int execute(const Plan& p)
   }
   std::fclose(log);
 
-  const int signal = g_signal;
   outcome.finished_at = utc_now();
   outcome.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   outcome.pytest_exit_code = result.exit_code;
   outcome.status = status_of(result.exit_code, signal);
   outcome.exit_code = signal != 0 ? 130 : map_pytest_exit(result.exit_code);
   outcome.record_log = collect_record_log(p.run_dir);
+  if (p.autotune_mode != "off") {
+    outcome.autotune = tally_autotune(util::read_file(p.run_dir + "/run.log"));
+  }
   if (p.tuner_cache.mode == "isolated") {
     boost::system::error_code ec;
     fs::remove_all(p.tuner_cache.path, ec);

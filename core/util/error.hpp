@@ -11,6 +11,7 @@ enum ExitCode : int {
   k_exit_ok = 0,
   k_exit_usage = 2,     // bad option or configuration, backend not loadable
   k_exit_preflight = 3, // a run's preflight check failed
+  k_exit_regression = 6, // zl summary --fail-on-regression tripped (4 and 5 are pytest's, passed through)
   k_exit_internal = 70, // a bug in zl (EX_SOFTWARE)
 };
 

@@ -2,6 +2,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace zl::util {
@@ -16,5 +17,10 @@ size_t edit_distance(std::string_view a, std::string_view b);
 std::string format_bytes(unsigned long long bytes);
 // The first line of text, trimmed; for quoting tool output in messages.
 std::string first_line(std::string_view text);
+// A marker line's value (docs/plan-file.md, "Marker lines"): bare when it has no whitespace,
+// '"' or '=', else a JSON string literal.
+std::string marker_value(std::string_view value);
+// NAME key=value … as one marker line, without the newline.
+std::string marker_line(std::string_view name, const std::vector<std::pair<std::string, std::string>>& fields);
 
 } // namespace zl::util

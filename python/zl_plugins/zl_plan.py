@@ -19,6 +19,7 @@ SCHEMA = 1
 TIMERS = ("graph", "direct", "profiler")
 MODES = ("kernel", "operator", "wrapper", "cudagraph")
 COMPAT_ACTIONS = ("drop", "keep")
+AUTOTUNE_MODES = ("off", "record", "replay")
 
 _NAME_RE = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 _KEY_RE = re.compile(r"[a-z_][a-z0-9_]*\Z")
@@ -56,6 +57,16 @@ class CompatRule:
 
 
 @dataclass(frozen=True)
+class Autotune:
+    mode: str  # off, record, replay
+    source: Optional[str]  # replay: the autotune_records folder read
+    records_dir: Optional[str]  # record: the autotune_records folder written
+
+
+AUTOTUNE_OFF = Autotune("off", None, None)
+
+
+@dataclass(frozen=True)
 class Plan:
     path: str
     backend: Backend
@@ -69,6 +80,7 @@ class Plan:
     versions_file: Optional[str]
     flaggems_dir: Optional[str]
     raw: dict
+    autotune: Autotune = AUTOTUNE_OFF
 
 
 class _Reader:
@@ -145,6 +157,16 @@ def parse_plan(path, data):
                                 action=r.choice("action", COMPAT_ACTIONS),
                                 why=r.get("why", str, required=False, default="")))
     timer = top.choice("timer", TIMERS)
+    autotune = AUTOTUNE_OFF
+    if "autotune" in data:
+        a = top.sub("autotune")
+        autotune = Autotune(mode=a.choice("mode", AUTOTUNE_MODES),
+                            source=a.get("source", str, required=False, nullable=True),
+                            records_dir=a.get("records_dir", str, required=False, nullable=True))
+        if autotune.mode == "replay" and not autotune.source:
+            a.fail("source", "must name the records folder when mode is replay")
+        if autotune.mode == "record" and not autotune.records_dir:
+            a.fail("records_dir", "must name the folder to write when mode is record")
     return Plan(
         path=str(path),
         backend=backend,
@@ -158,6 +180,7 @@ def parse_plan(path, data):
         versions_file=top.get("versions_file", str, required=False, nullable=True),
         flaggems_dir=top.get("flaggems_dir", str, required=False, nullable=True),
         raw=data,
+        autotune=autotune,
     )
 
 

@@ -41,7 +41,7 @@ def test_sample_corpus_runs_on_the_host_backend(zl, tmp_path):
     assert ident["timer"] == {"effective": "direct", "requested": "auto"}
     assert ident["level"] == "core" and ident["mode"] == "kernel"
     assert ident["node"]["node"] == "benchmark/test_abs.py" and ident["node"]["marker"] == "abs"
-    assert ident["autotune"] == {"mode": "off", "source": None}
+    assert ident["autotune"] == {"mode": "off", "source": None, "records_dir": None}
     assert ident["tuner_cache"]["mode"] == "shared"
     assert ident["versions"]["python"].startswith("3.")
     assert ident["command"][0] == ZL_BIN and ident["command"][1] == "run"

@@ -44,6 +44,16 @@ TEST_CASE("zl::run::plan_plugins")
     CHECK(run::plan_plugins(gpu, "graph") ==
           std::vector<std::string>{"zl_compat", "zl_device_setup", "zl_timing", "zl_capture", "zl_identity"});
   }
+  SUBCASE("the autotune plugin after timing, before capture and identity, only to record or replay")
+  {
+    CHECK(run::plan_plugins(gpu, "graph", "record") == std::vector<std::string>{"zl_compat", "zl_device_setup",
+                                                                               "zl_timing", "zl_autotune",
+                                                                               "zl_capture", "zl_identity"});
+    CHECK(run::plan_plugins(host, "direct", "replay") ==
+          std::vector<std::string>{"zl_device_setup", "zl_timing", "zl_autotune", "zl_identity"});
+    const auto off = run::plan_plugins(host, "direct", "off");
+    CHECK(std::find(off.begin(), off.end(), "zl_autotune") == off.end());
+  }
   SUBCASE("no capture plugin unless the timer is graph")
   {
     const auto direct = run::plan_plugins(gpu, "direct");
@@ -125,6 +135,23 @@ TEST_CASE("zl::run::make_plan")
     CHECK(iso.tuner_cache.mode == "isolated");
     CHECK(has_env(run::child_environment(iso), "FLAGGEMS_CACHE_DIR=" + out / "run/.tuner-cache"));
     CHECK(has_env(run::child_environment(iso), "TRITON_CACHE_DIR=" + out / "run/.triton-cache"));
+  }
+  SUBCASE("record and replay: the records folder in the run folder, the source a records folder")
+  {
+    r.record_autotune = true;
+    const auto rec = run::make_plan(r, gpu, "--backend");
+    CHECK(rec.autotune_mode == "record");
+    CHECK(rec.autotune_records == out / "run/autotune_records");
+    CHECK(run::plan_json(rec).find("\"records_dir\": \"" + out / "run/autotune_records\"") != std::string::npos);
+    r.record_autotune = false;
+    boost::filesystem::create_directories(out / "earlier/autotune_records");
+    r.replay_from = out / "earlier";
+    const auto rep = run::make_plan(r, gpu, "--backend");
+    CHECK(rep.autotune_mode == "replay");
+    CHECK(rep.autotune_source == out / "earlier/autotune_records");
+    CHECK(std::find(rep.plugins.begin(), rep.plugins.end(), "zl_autotune") != rep.plugins.end());
+    r.replay_from = out / "earlier/autotune_records";
+    CHECK(run::make_plan(r, gpu, "--backend").autotune_source == out / "earlier/autotune_records");
   }
   SUBCASE("one backend's compat rules never reach another backend's run")
   {

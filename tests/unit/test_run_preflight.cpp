@@ -59,6 +59,9 @@ TEST_CASE("zl::run::preflight checks in order")
   std::ofstream(fg / "shapes.yaml") << "\n";
   CHECK(failed_check(in) == "replay_from");
   boost::filesystem::create_directories(fg / "records");
+  CHECK(failed_check(in, &message) == "replay_from");
+  CHECK(message.find("holds no autotune records") != std::string::npos);
+  std::ofstream(fg / "records/manifest.json") << "{}\n";
   CHECK(failed_check(in, &message) == "python");
   CHECK(message.rfind("/no/such/python cannot be run: ", 0) == 0);
   CHECK(message.find("apt-get install python3-pytest") != std::string::npos);

@@ -1,0 +1,187 @@
+// zl summary: a campaign at a glance, or one build against another (--ab).
+#include "output.hpp"
+
+#include "results/ab.hpp"
+#include "results/format.hpp"
+#include "results/sources.hpp"
+#include "results/store.hpp"
+#include "results/summary.hpp"
+#include "util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <set>
+
+namespace zl::cli {
+
+namespace {
+
+constexpr const char* k_usage =
+    "zl summary PATH... [--format text|md|csv|json] [--db FILE]\n"
+    "       zl summary --ab A B [--force] [--fail-on-regression PCT] [--alpha P] [--threshold PCT]\n"
+    "                  [--format …] [--db FILE]\n"
+    "       zl summary --db FILE";
+
+constexpr const char* k_notes = R"(PATH is a run folder (run_identity.json, run.log, record.log), a campaign folder (run
+folders below it, any depth: zl batch's output, or round-1/ round-2/ … of an A/B), or a FlagGems
+log file: the text output (tables) or the record log (--record log). Malformed lines are reported
+on stderr as FILE:LINE: reason and skipped.
+
+Without --ab: per operator and dtype, the rows, the geometric mean of FlagGems' speedup over
+torch with its range, the failures (FAILED rows, FlagGems' failure lines, failed tests), and the
+rows timed directly after graph capture was refused (BENCHMARK_DIRECT_NO_CUDAGRAPH); then the
+campaign total and the counts of markers (BENCHMARK_CAPTURE_POISONED, AUTOTUNE_REPLAY_FALLBACK, …).
+
+--ab A B compares build B against build A. Rows pair by operator, dtype and Size Detail (and,
+where a run prints one shape twice, by which time). Only rows that succeeded on both sides with a
+positive latency count; unpaired and failed rows are counted and listed. Per op: pairs, the
+geometric mean of FlagGems' latency B/A (below 1: B is faster) and its range, marked * when
+either side has rows timed directly (a fallback). Where a side holds several rounds of the same
+ops (several run folders), each pairing gets a Mann-Whitney U test over its rounds (exact for
+small samples, else the normal approximation with tie correction) and a verdict: faster or
+slower (p < --alpha), same (not significant and within --threshold), noisy (not significant
+but further apart).
+The caliber of the two sides (backend, level, timer, mode, tuner cache; from run_identity.json,
+for a bare log from its table titles) must agree: otherwise zl names the difference and exits 2;
+--force compares anyway and prints the difference above the table.
+
+The store: without --db nothing is written; the folders are read into memory. --db FILE ingests
+every run into the SQLite store FILE (created, migrated, WAL; a run ingested again is replaced)
+and summarizes from it; with no PATH it summarizes every run FILE holds (zl batch writes one as
+it goes).
+
+Exit codes: 0 done; 2 usage error, unreadable input, or calibers that differ without --force;
+6 --fail-on-regression tripped: a pairing slower by more than PCT percent (with rounds: and
+slower by the U test), or nothing was paired at all.
+
+Examples:
+  zl summary runs/campaign-1
+  zl summary --ab base/ new/ --format md
+  zl summary --ab base/ new/ --fail-on-regression 5        CI gate: exit 6 on a >5% regression
+  zl summary runs/run-a/run.log --format csv
+  zl summary runs/campaign-1 --db results.sqlite         keep the rows in a store
+)";
+
+double fraction(const po::variables_map& vm, const char* option, double low, double high)
+{
+  const double v = vm[option].as<double>();
+  if (!(v >= low && v <= high)) {
+    throw Error(fmt::format("--{} {} is out of range ({} to {})", option, v, low, high));
+  }
+  return v;
+}
+
+std::vector<results::Run> read(const std::vector<std::string>& paths, results::Store* store)
+{
+  std::vector<results::Source> sources;
+  for (const auto& p : paths) {
+    const auto found = results::discover(p);
+    sources.insert(sources.end(), found.begin(), found.end());
+  }
+  auto runs = results::load_all(sources);
+  std::size_t bad = 0;
+  for (const auto& r : runs) {
+    results::print_diagnostics(std::cerr, r.diagnostics);
+    bad += r.diagnostics.size();
+  }
+  if (bad > 0) {
+    std::cerr << fmt::format("zl summary: {} malformed line{} skipped (listed above)\n", bad, bad == 1 ? "" : "s");
+  }
+  if (store == nullptr) {
+    return runs;
+  }
+  // Through the store, so that what is shown is what it holds.
+  std::vector<std::string> stored;
+  for (const auto& r : runs) {
+    store->ingest(r);
+    stored.push_back(r.info.path);
+  }
+  return store->load(stored);
+}
+
+std::string calibers(const std::vector<results::Run>& runs)
+{
+  std::set<std::string> all;
+  for (const auto& r : runs) {
+    all.insert(results::describe(r.info.caliber));
+  }
+  return fmt::format("{}", fmt::join(all, " | "));
+}
+
+} // namespace
+
+int cmd_summary(Context&, const Args& args)
+{
+  po::options_description desc("Options");
+  // clang-format off
+  desc.add_options()
+    ("path", po::value<std::vector<std::string>>(), "run folder, campaign folder or FlagGems log (positional)")
+    ("ab", po::bool_switch(), "compare two sides: zl summary --ab A B")
+    ("format", po::value<std::string>()->default_value("text"), "text, md (Markdown), csv or json")
+    ("db", po::value<std::string>(), "SQLite results store to ingest into and read from (default: none, in memory)")
+    ("force", po::bool_switch(), "--ab: compare although the calibers differ (the difference is printed)")
+    ("fail-on-regression", po::value<double>(), "--ab: exit 6 when a pairing is slower by more than PCT percent")
+    ("alpha", po::value<double>()->default_value(0.05), "--ab: significance level of the U test")
+    ("threshold", po::value<double>()->default_value(2.0), "--ab: PCT within which a non-significant change is 'same'");
+  // clang-format on
+  const auto vm = parse_options("summary", std::string(k_usage) + "\n\n" + k_notes, desc, args, {"path"});
+  if (!vm) {
+    return k_exit_ok;
+  }
+  const auto paths = vm->count("path") ? (*vm)["path"].as<std::vector<std::string>>() : std::vector<std::string>();
+  const bool ab = (*vm)["ab"].as<bool>();
+  const auto format = results::parse_format((*vm)["format"].as<std::string>());
+  if (ab && paths.size() != 2) {
+    throw Error("--ab compares two sides: zl summary --ab A B (each a run folder, campaign folder or log)");
+  }
+  if (paths.empty() && !vm->count("db")) {
+    throw Error("zl summary needs a PATH (a run folder, campaign folder or log), or --db FILE; `zl summary --help`");
+  }
+  for (const char* option : {"force", "fail-on-regression"}) {
+    if (!ab && vm->count(option) && !(*vm)[option].defaulted()) {
+      throw Error(fmt::format("--{} goes with --ab A B", option));
+    }
+  }
+  std::unique_ptr<results::Store> store;
+  if (vm->count("db")) {
+    store = std::make_unique<results::Store>((*vm)["db"].as<std::string>());
+  }
+  if (!ab) {
+    const auto runs = paths.empty() ? store->load() : read(paths, store.get());
+    std::cout << results::format_summary(results::summarize(runs), paths, format);
+    return k_exit_ok;
+  }
+
+  results::AbOptions options;
+  options.alpha = fraction(*vm, "alpha", 1e-9, 0.5);
+  options.threshold = fraction(*vm, "threshold", 0, 1000) / 100;
+  if (vm->count("fail-on-regression")) {
+    options.fail_on_regression = fraction(*vm, "fail-on-regression", 0, 1e6) / 100;
+  }
+  const auto a = read({paths[0]}, store.get());
+  const auto b = read({paths[1]}, store.get());
+  const bool force = (*vm)["force"].as<bool>();
+  if (const auto diffs = results::compare_caliber(a, b); !diffs.empty() && !force) {
+    std::string what;
+    for (const auto& d : diffs) {
+      what += fmt::format("\n  {}: A={} B={}", d.field, d.a, d.b);
+    }
+    throw Error(fmt::format("the two sides differ in caliber:{}\nnumbers of different calibers do not compare; fix "
+                            "the runs, or compare anyway with --force",
+                            what));
+  }
+  const auto result = results::compare(a, b, options);
+  results::AbView view{paths[0], paths[1], calibers(a), calibers(b), force, options};
+  std::cout << results::format_ab(result, view, format);
+  if (options.fail_on_regression && (!result.regressions.empty() || result.pairings.empty())) {
+    std::cerr << (result.pairings.empty()
+                      ? "zl summary: nothing paired: --fail-on-regression cannot pass on no comparison\n"
+                      : fmt::format("zl summary: {} regression{} above {}% (listed above)\n", result.regressions.size(),
+                                    result.regressions.size() == 1 ? "" : "s", *options.fail_on_regression * 100));
+    return k_exit_regression;
+  }
+  return k_exit_ok;
+}
+
+} // namespace zl::cli

@@ -1,0 +1,307 @@
+#include "batch/campaign.hpp"
+
+#include "batch/progress.hpp"
+#include "results/store.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/process.hpp"
+#include "util/string.hpp"
+
+#include <boost/filesystem.hpp>
+#include <fmt/format.h>
+#include <rapidjson/document.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <deque>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+namespace zl::batch {
+
+namespace fs = boost::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::atomic<int> g_stop_signal{0};
+
+extern "C" void on_stop_signal(int sig)
+{
+  g_stop_signal = sig;
+}
+
+// What the main thread needs to watch one running child.
+struct Slot
+{
+  std::mutex m;
+  int pgid = 0;
+  std::string op;
+  Clock::time_point started;
+  bool terminated = false; // SIGTERM sent (timeout or stop)
+  bool killed = false;
+  bool timed_out = false;
+};
+
+long long count_prefix(const std::string& text, const std::string& marker)
+{
+  long long n = 0;
+  for (size_t pos = 0; (pos = text.find(marker + " ", pos)) != std::string::npos; pos += marker.size()) {
+    n += pos == 0 || text[pos - 1] == '\n';
+  }
+  return n;
+}
+
+void read_identity(const std::string& run_dir, OpStatus& s)
+{
+  std::string text;
+  try {
+    text = util::read_file(run_dir + "/run_identity.json");
+  } catch (const Error&) {
+    return;
+  }
+  rapidjson::Document d;
+  if (d.Parse(text.c_str()).HasParseError() || !d.IsObject()) {
+    return;
+  }
+  if (d.HasMember("timer") && d["timer"].IsObject() && d["timer"].HasMember("effective")) {
+    s.timer = d["timer"]["effective"].GetString();
+  }
+  if (d.HasMember("level") && d["level"].IsString()) {
+    s.level = d["level"].GetString();
+  }
+}
+
+// The old folder of an op that is run again is kept beside the new one, never overwritten.
+void move_aside(const std::string& run_dir)
+{
+  if (!fs::exists(run_dir)) {
+    return;
+  }
+  for (int k = 1;; ++k) {
+    const auto aside = fmt::format("{}.attempt-{}", run_dir, k);
+    if (!fs::exists(aside)) {
+      fs::rename(run_dir, aside);
+      return;
+    }
+  }
+}
+
+} // namespace
+
+std::vector<std::string> order_longest_first(const std::vector<std::string>& ops,
+                                             const std::function<std::optional<double>(const std::string&)>& expected)
+{
+  std::vector<std::pair<std::optional<double>, std::string>> keyed;
+  for (const auto& op : ops) {
+    keyed.emplace_back(expected(op), op);
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    if (!a.first || !b.first) {
+      return !a.first && b.first; // unknown first
+    }
+    return *a.first > *b.first;
+  });
+  std::vector<std::string> out;
+  for (auto& [_, op] : keyed) {
+    out.push_back(op);
+  }
+  return out;
+}
+
+std::vector<std::string> all_ops(const std::string& flaggems_dir)
+{
+  std::vector<std::string> ops;
+  boost::system::error_code ec;
+  for (fs::directory_iterator it(fs::path(flaggems_dir) / "benchmark", ec), end; !ec && it != end; it.increment(ec)) {
+    const auto name = it->path().filename().string();
+    if (name.rfind("test_", 0) == 0 && it->path().extension() == ".py") {
+      ops.push_back(it->path().stem().string().substr(5));
+    }
+  }
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
+
+CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& statuses, results::Store& store,
+                             const std::function<std::optional<double>(const std::string&)>& expected)
+{
+  util::make_dirs(spec.out_dir + "/logs");
+  const auto csv_path = spec.out_dir + "/ops_status.csv";
+  std::mutex state; // guards statuses, queue, the CSV, the store and the progress display
+  std::deque<size_t> queue;
+  std::vector<std::string> pending;
+  for (auto& s : statuses) {
+    if (s.status != "ok") {
+      s.status = "pending";
+      pending.push_back(s.op);
+    }
+  }
+  for (const auto& op : order_longest_first(pending, expected)) {
+    const auto it = std::find_if(statuses.begin(), statuses.end(), [&](const auto& s) { return s.op == op; });
+    queue.push_back(static_cast<size_t>(it - statuses.begin()));
+  }
+  util::write_file_atomic(csv_path, format_ops_status(statuses));
+  Progress progress(statuses.size(), spec.devices.size());
+  for (const auto& s : statuses) {
+    if (s.status == "ok") {
+      progress.finished(s.op, s.status, s.duration_s.value_or(0), s.rows, std::nullopt);
+    }
+  }
+
+  struct sigaction sa{}, old_int{}, old_term{}, old_hup{};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  g_stop_signal = 0;
+  ::sigaction(SIGINT, &sa, &old_int);
+  ::sigaction(SIGTERM, &sa, &old_term);
+  ::sigaction(SIGHUP, &sa, &old_hup);
+
+  CampaignOutcome outcome;
+  const auto campaign_start = Clock::now();
+  std::vector<Slot> slots(spec.devices.size());
+  std::atomic<size_t> active_workers{spec.devices.size()};
+  auto worker_loop = [&](size_t slot_index) {
+    const auto& device = spec.devices[slot_index];
+    auto& slot = slots[slot_index];
+    while (true) {
+      size_t i;
+      {
+        std::lock_guard<std::mutex> lock(state);
+        if (g_stop_signal != 0 || queue.empty()) {
+          return;
+        }
+        i = queue.front();
+        queue.pop_front();
+      }
+      OpStatus& s = statuses[i];
+      const auto run_dir = spec.out_dir + "/" + s.op;
+      move_aside(run_dir);
+      util::SpawnSpec child;
+      child.argv = {spec.zl_binary};
+      child.argv.insert(child.argv.end(), spec.global_args.begin(), spec.global_args.end());
+      child.argv.push_back("run");
+      child.argv.insert(child.argv.end(), spec.run_args.begin(), spec.run_args.end());
+      child.argv.insert(child.argv.end(), {"--op", s.op, "--device", device.uuid, "--out", run_dir});
+      child.new_process_group = true;
+      child.on_spawn = [&slot](int pid) {
+        std::lock_guard<std::mutex> lock(slot.m);
+        slot.pgid = pid;
+      };
+      {
+        std::lock_guard<std::mutex> lock(slot.m);
+        slot.pgid = 0;
+        slot.terminated = slot.killed = slot.timed_out = false;
+        slot.op = s.op;
+        slot.started = Clock::now();
+      }
+      {
+        std::lock_guard<std::mutex> lock(state);
+        progress.started(s.op, device.index);
+      }
+      std::ofstream log(spec.out_dir + "/logs/" + s.op + ".log", std::ios::binary);
+      auto to_log = [&log](std::string_view chunk) { log.write(chunk.data(), static_cast<std::streamsize>(chunk.size())); };
+      util::ProcessResult result;
+      try {
+        result = util::run(child, to_log, to_log);
+      } catch (const util::SpawnFailure& e) {
+        log << e.message << "\n";
+        result.exit_code = 127;
+      }
+      log.close();
+      const double seconds = std::chrono::duration<double>(Clock::now() - slot.started).count();
+      bool timed_out;
+      {
+        std::lock_guard<std::mutex> lock(slot.m);
+        timed_out = slot.timed_out;
+        slot.pgid = 0;
+      }
+      std::lock_guard<std::mutex> lock(state);
+      s.exit_code = result.exit_code;
+      s.backend = spec.backend;
+      s.device_index = device.index;
+      s.device_uuid = device.uuid;
+      s.duration_s = seconds;
+      s.level = spec.level;
+      s.run_dir = run_dir;
+      s.rows = 0;
+      if (fs::exists(run_dir + "/run_identity.json")) {
+        read_identity(run_dir, s);
+        try {
+          s.rows = store.ingest_run(run_dir);
+        } catch (const Error& e) {
+          progress.note(fmt::format("{}: not stored: {}", s.op, e.what()));
+        }
+        const std::string text = fs::exists(run_dir + "/run.log") ? util::read_file(run_dir + "/run.log") : "";
+        s.direct_fallbacks = count_prefix(text, "BENCHMARK_DIRECT_NO_CUDAGRAPH");
+        s.poisoned = count_prefix(text, "BENCHMARK_CAPTURE_POISONED");
+        s.replay_fallbacks = count_prefix(text, "AUTOTUNE_REPLAY_FALLBACK");
+      }
+      s.status = status_from_exit(result.exit_code, s.rows, timed_out, g_stop_signal != 0);
+      outcome.total_work_s += seconds;
+      ++outcome.ran;
+      util::write_file_atomic(csv_path, format_ops_status(statuses));
+      progress.finished(s.op, s.status, seconds, s.rows, device.index);
+    }
+  };
+
+  auto worker = [&](size_t slot_index) {
+    worker_loop(slot_index);
+    --active_workers;
+  };
+  std::vector<std::thread> threads;
+  for (size_t d = 0; d < spec.devices.size(); ++d) {
+    threads.emplace_back(worker, d);
+  }
+  // The main thread watches: stop signals, timeouts, the progress line.
+  bool forwarded = false;
+  while (true) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    for (auto& slot : slots) {
+      std::lock_guard<std::mutex> lock(slot.m);
+      if (slot.pgid <= 0) {
+        continue;
+      }
+      const double elapsed = std::chrono::duration<double>(Clock::now() - slot.started).count();
+      if (g_stop_signal != 0 && !slot.terminated) {
+        // The child zl forwards this to its pytest group and records the run as interrupted.
+        ::kill(-slot.pgid, SIGINT);
+        slot.terminated = true;
+      } else if (spec.timeout_per_op && elapsed > *spec.timeout_per_op && !slot.terminated) {
+        slot.timed_out = true;
+        slot.terminated = true;
+        ::kill(-slot.pgid, SIGTERM);
+      } else if (spec.timeout_per_op && elapsed > *spec.timeout_per_op + 30 && !slot.killed) {
+        slot.killed = true;
+        ::kill(-slot.pgid, SIGKILL);
+      }
+    }
+    std::lock_guard<std::mutex> lock(state);
+    if (g_stop_signal != 0 && !forwarded) {
+      forwarded = true;
+      progress.note("stopping: no new op starts; running ops are interrupted");
+    }
+    if (active_workers == 0) {
+      break;
+    }
+    progress.refresh(queue.size());
+  }
+  for (auto& t : threads) {
+    t.join();
+  }
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGTERM, &old_term, nullptr);
+  ::sigaction(SIGHUP, &old_hup, nullptr);
+
+  outcome.makespan_s = std::chrono::duration<double>(Clock::now() - campaign_start).count();
+  util::write_file_atomic(csv_path, format_ops_status(statuses));
+  const bool all_ok = std::all_of(statuses.begin(), statuses.end(), [](const auto& s) { return s.status == "ok"; });
+  outcome.exit_code = g_stop_signal != 0 ? 130 : all_ok ? 0 : 1;
+  progress.done(outcome.makespan_s, outcome.total_work_s);
+  return outcome;
+}
+
+} // namespace zl::batch

@@ -1,0 +1,145 @@
+#include "batch/ops_status.hpp"
+
+#include "util/error.hpp"
+#include "util/string.hpp"
+
+#include <fmt/format.h>
+
+namespace zl::batch {
+
+namespace {
+
+std::string csv_field(const std::string& v)
+{
+  if (v.find_first_of(",\"\n\r") == std::string::npos) {
+    return v;
+  }
+  std::string out = "\"";
+  for (char c : v) {
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  }
+  return out + "\"";
+}
+
+// Splits one CSV record; quoted fields may hold commas and doubled quotes.
+std::vector<std::string> csv_split(const std::string& line)
+{
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        fields.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+template <typename T>
+std::string opt(const std::optional<T>& v)
+{
+  return v ? fmt::format("{}", *v) : std::string();
+}
+
+} // namespace
+
+const std::vector<std::string>& ops_status_columns()
+{
+  static const std::vector<std::string> columns = {
+    "op",    "status",     "exit_code", "rows",    "backend",          "device_index",
+    "device_uuid", "timer", "level",    "duration_s", "run_dir", "direct_fallbacks",
+    "poisoned", "replay_fallbacks"};
+  return columns;
+}
+
+std::string format_ops_status(const std::vector<OpStatus>& ops)
+{
+  std::string out = util::join(ops_status_columns(), ",") + "\n";
+  for (const auto& o : ops) {
+    const std::vector<std::string> fields = {
+      o.op, o.status, opt(o.exit_code), std::to_string(o.rows), o.backend, opt(o.device_index), o.device_uuid,
+      o.timer, o.level, o.duration_s ? fmt::format("{:.3f}", *o.duration_s) : "", o.run_dir,
+      std::to_string(o.direct_fallbacks), std::to_string(o.poisoned), std::to_string(o.replay_fallbacks)};
+    std::vector<std::string> quoted;
+    for (const auto& f : fields) {
+      quoted.push_back(csv_field(f));
+    }
+    out += util::join(quoted, ",") + "\n";
+  }
+  return out;
+}
+
+std::vector<OpStatus> parse_ops_status(const std::string& text, const std::string& path)
+{
+  std::vector<OpStatus> ops;
+  const auto lines = util::split(text, '\n');
+  if (lines.empty() || util::trim(lines[0]) != util::join(ops_status_columns(), ",")) {
+    throw Error(fmt::format("{}:1: not an ops_status.csv of this zl (expected the header {}); move it aside to "
+                            "start the campaign afresh",
+                            path, util::join(ops_status_columns(), ",")));
+  }
+  for (size_t n = 1; n < lines.size(); ++n) {
+    const auto f = csv_split(std::string(util::trim(lines[n])));
+    if (f.size() != ops_status_columns().size()) {
+      throw Error(fmt::format("{}:{}: {} fields where {} belong; repair or remove the line and --resume again", path,
+                              n + 1, f.size(), ops_status_columns().size()));
+    }
+    try {
+      OpStatus o;
+      o.op = f[0];
+      o.status = f[1];
+      if (!f[2].empty()) o.exit_code = std::stoi(f[2]);
+      o.rows = std::stoll(f[3]);
+      o.backend = f[4];
+      if (!f[5].empty()) o.device_index = static_cast<unsigned>(std::stoul(f[5]));
+      o.device_uuid = f[6];
+      o.timer = f[7];
+      o.level = f[8];
+      if (!f[9].empty()) o.duration_s = std::stod(f[9]);
+      o.run_dir = f[10];
+      o.direct_fallbacks = std::stoll(f[11]);
+      o.poisoned = std::stoll(f[12]);
+      o.replay_fallbacks = std::stoll(f[13]);
+      ops.push_back(std::move(o));
+    } catch (const std::logic_error&) {
+      throw Error(fmt::format("{}:{}: a number field does not parse; repair or remove the line and --resume again",
+                              path, n + 1));
+    }
+  }
+  return ops;
+}
+
+std::string status_from_exit(int exit_code, long long rows, bool timed_out, bool interrupted)
+{
+  if (timed_out) {
+    return "timeout";
+  }
+  if (interrupted || exit_code == 130) {
+    return "interrupted";
+  }
+  if (exit_code == 3) {
+    return "preflight_failed";
+  }
+  if (exit_code == 0) {
+    return rows > 0 ? "ok" : "no_rows";
+  }
+  if (exit_code > 128) {
+    return "crashed";
+  }
+  return "failed";
+}
+
+} // namespace zl::batch

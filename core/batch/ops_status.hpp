@@ -1,0 +1,42 @@
+// ops_status.csv: one row per op of a campaign, rewritten atomically after each op so that a
+// campaign killed at any moment keeps every finished op's row.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace zl::batch {
+
+struct OpStatus
+{
+  std::string op;
+  std::string status; // ok, failed, preflight_failed, no_rows, timeout, interrupted, crashed, pending
+  std::optional<int> exit_code;
+  long long rows = 0;
+  std::string backend;
+  std::optional<unsigned> device_index;
+  std::string device_uuid;
+  std::string timer;
+  std::string level;
+  std::optional<double> duration_s;
+  std::string run_dir;
+  long long direct_fallbacks = 0; // BENCHMARK_DIRECT_NO_CUDAGRAPH lines
+  long long poisoned = 0;         // BENCHMARK_CAPTURE_POISONED lines
+  long long replay_fallbacks = 0; // AUTOTUNE_REPLAY_FALLBACK lines
+};
+
+// The header row, in column order.
+const std::vector<std::string>& ops_status_columns();
+
+// The whole file's text (RFC 4180 quoting where a field needs it).
+std::string format_ops_status(const std::vector<OpStatus>& ops);
+
+// Parses a file written by format_ops_status. Throws Error naming the file and line on a row
+// that does not fit, so --resume never guesses.
+std::vector<OpStatus> parse_ops_status(const std::string& text, const std::string& path);
+
+// The status of a finished `zl run` child from its exit code, rows and whether it timed out.
+std::string status_from_exit(int exit_code, long long rows, bool timed_out, bool interrupted);
+
+} // namespace zl::batch

@@ -1,0 +1,221 @@
+#include "receipt/receipt.hpp"
+
+#include "receipt/sha256.hpp"
+#include "run/identity.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/json.hpp"
+#include "util/string.hpp"
+
+#include <boost/filesystem.hpp>
+#include <fmt/format.h>
+#include <rapidjson/document.h>
+#include <zl/version.hpp>
+
+#include <algorithm>
+#include <set>
+
+namespace zl::receipt {
+
+namespace fs = boost::filesystem;
+
+namespace {
+
+// Files that change by design after a campaign (stores are re-ingested) or are the receipt.
+bool excluded(const fs::path& p)
+{
+  const auto name = p.filename().string();
+  return name == "receipt.json" || p.extension() == ".sqlite" || name.find(".sqlite-") != std::string::npos ||
+         name.find(".tmp-") != std::string::npos;
+}
+
+rapidjson::Document read_json(const std::string& path)
+{
+  rapidjson::Document d;
+  const auto text = util::read_file(path);
+  if (d.Parse(text.c_str()).HasParseError() || !d.IsObject()) {
+    throw Error(fmt::format("{} is not valid JSON; the folder was damaged after the run", path));
+  }
+  return d;
+}
+
+std::string str(const rapidjson::Value& v, const char* key)
+{
+  return v.IsObject() && v.HasMember(key) && v[key].IsString() ? v[key].GetString() : std::string();
+}
+
+std::vector<std::string> find_runs(const fs::path& folder)
+{
+  std::vector<std::string> runs;
+  if (fs::exists(folder / "run_identity.json")) {
+    return {"."};
+  }
+  boost::system::error_code ec;
+  for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it.depth() > 2) {
+      it.disable_recursion_pending();
+    } else if (it->path().filename() == "run_identity.json") {
+      runs.push_back(fs::relative(it->path().parent_path(), folder).string());
+    }
+  }
+  std::sort(runs.begin(), runs.end());
+  return runs;
+}
+
+// Every result file under root, relative and sorted; hidden folders (isolated caches) and
+// stores are left out.
+std::vector<std::string> result_files(const fs::path& root)
+{
+  std::vector<std::string> files;
+  boost::system::error_code ec;
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto rel = fs::relative(it->path(), root).string();
+    if (fs::is_regular_file(it->path()) && !excluded(it->path()) && rel[0] != '.' &&
+        rel.find("/.") == std::string::npos) {
+      files.push_back(rel);
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+void add_harness(Receipt& r, std::set<std::string>& seen, const std::string& role, const std::string& path)
+{
+  if (path.empty() || !seen.insert(path).second || !fs::is_regular_file(path)) {
+    return;
+  }
+  r.harness.push_back({role, path, sha256_file(path)});
+}
+
+// The plugin files a run loaded: each -p module and zl_plan, found along its PYTHONPATH.
+void add_plugins(Receipt& r, std::set<std::string>& seen, const rapidjson::Document& plan)
+{
+  if (!plan.HasMember("env_set") || !plan.HasMember("plugins") || !plan["plugins"].IsArray()) {
+    return;
+  }
+  const auto dirs = util::split(str(plan["env_set"], "PYTHONPATH"), ':');
+  std::vector<std::string> modules = {"zl_plan"};
+  for (const auto& p : plan["plugins"].GetArray()) {
+    modules.emplace_back(p.GetString());
+  }
+  for (const auto& m : modules) {
+    for (const auto& d : dirs) {
+      const auto file = d + "/" + m + ".py";
+      if (fs::is_regular_file(file)) {
+        add_harness(r, seen, "plugin:" + m, file);
+        break;
+      }
+    }
+  }
+}
+
+} // namespace
+
+Receipt make_receipt(const std::string& folder)
+{
+  Receipt r;
+  r.campaign = util::absolute(folder);
+  const fs::path root(r.campaign);
+  r.run_dirs = find_runs(root);
+  if (r.run_dirs.empty()) {
+    throw Error(fmt::format("{} holds no run (no run_identity.json at most two folders down); give a run folder or a "
+                            "campaign folder",
+                            r.campaign));
+  }
+  std::set<std::string> seen;
+  for (const auto& run : r.run_dirs) {
+    const auto dir = (root / run).lexically_normal();
+    const auto identity = read_json((dir / "run_identity.json").string());
+    add_harness(r, seen, "zl", str(identity, "zl_binary"));
+    if (identity.HasMember("backend")) {
+      add_harness(r, seen, "backend:" + str(identity["backend"], "name"), str(identity["backend"], "module"));
+    }
+    if (fs::exists(dir / "plan.json")) {
+      const auto plan = read_json((dir / "plan.json").string());
+      add_plugins(r, seen, plan);
+      add_harness(r, seen, "shapes", str(plan, "shape_source"));
+    }
+  }
+  for (const auto& rel : result_files(root)) {
+    r.results.push_back({"result", rel, sha256_file((root / rel).string())});
+  }
+  return r;
+}
+
+std::string receipt_json(const Receipt& r)
+{
+  util::JsonWriter j;
+  auto& w = j.w();
+  w.StartObject();
+  j.field("schema", 1);
+  j.field("zl_version", k_version);
+  j.field("created_at", run::utc_now());
+  j.field("campaign", r.campaign);
+  for (const auto* list : {&r.harness, &r.results}) {
+    j.key(list == &r.harness ? "harness" : "results");
+    w.StartArray();
+    for (const auto& e : *list) {
+      w.StartObject();
+      j.field("role", e.role);
+      j.field("path", e.path);
+      j.field("sha256", e.sha256);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  j.key("runs");
+  w.StartArray();
+  for (const auto& run : r.run_dirs) {
+    w.StartObject();
+    j.field("run_dir", run);
+    j.key("identity");
+    read_json((fs::path(r.campaign) / run / "run_identity.json").string()).Accept(w);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return j.text();
+}
+
+std::vector<Mismatch> verify_receipt(const std::string& folder, std::vector<std::string>& added)
+{
+  const fs::path root(util::absolute(folder));
+  const auto path = (root / "receipt.json").string();
+  if (!fs::exists(path)) {
+    throw Error(fmt::format("{} has no receipt.json; write one with `zl receipt {}`", root.string(), folder));
+  }
+  const auto doc = read_json(path);
+  std::vector<Mismatch> out;
+  std::set<std::string> known;
+  for (const char* section : {"harness", "results"}) {
+    if (!doc.HasMember(section) || !doc[section].IsArray()) {
+      throw Error(fmt::format("{} has no {} list; it is not a zl receipt", path, section));
+    }
+    for (const auto& e : doc[section].GetArray()) {
+      const auto role = str(e, "role");
+      const auto rel = str(e, "path");
+      const auto file = std::string(section) == "harness" ? rel : (root / rel).string();
+      known.insert(rel);
+      if (!fs::exists(file)) {
+        out.push_back({"missing", role, rel, str(e, "sha256"), ""});
+        continue;
+      }
+      try {
+        const auto now = sha256_file(file);
+        if (now != str(e, "sha256")) {
+          out.push_back({"changed", role, rel, str(e, "sha256"), now});
+        }
+      } catch (const Error& err) {
+        out.push_back({"unreadable", role, rel, str(e, "sha256"), err.what()});
+      }
+    }
+  }
+  for (const auto& rel : result_files(root)) {
+    if (known.count(rel) == 0) {
+      added.push_back(rel);
+    }
+  }
+  return out;
+}
+
+} // namespace zl::receipt

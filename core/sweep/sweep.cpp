@@ -1,0 +1,196 @@
+#include "sweep/sweep.hpp"
+
+#include "run/identity.hpp"
+#include "run/node.hpp"
+#include "run/plan.hpp"
+#include "run/preflight.hpp"
+#include "shapes/shape_resolver.hpp"
+#include "sweep/merge.hpp"
+#include "sweep/shards.hpp"
+#include "sweep/workers.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/json.hpp"
+#include "util/string.hpp"
+
+#include <boost/filesystem.hpp>
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+namespace zl::sweep {
+
+namespace fs = boost::filesystem;
+
+namespace {
+
+void say(const std::string& name, const std::vector<std::pair<std::string, std::string>>& fields)
+{
+  std::cout << util::marker_line(name, fields) << std::endl;
+}
+
+std::string where_of(const shapes::Target& t)
+{
+  return t.calls.empty() ? "" : fmt::format("{}:{}", t.calls.front().module_path, t.calls.front().call.line);
+}
+
+void print_resolution(const shapes::Resolution& r)
+{
+  for (const auto& t : r.targets) {
+    const auto cls = t.calls.empty() ? std::string() : t.calls.front().chain.front().name;
+    // the keys looked up up to the hit (all of them on a miss)
+    const auto hit = std::find(t.candidates.begin(), t.candidates.end(), t.key);
+    const std::vector<std::string> tried(t.candidates.begin(), hit == t.candidates.end() ? hit : hit + 1);
+    std::vector<std::pair<std::string, std::string>> fields = {
+        {"op", r.op}, {"module", r.module}, {"class", cls}, {"call", where_of(t)}, {"key", t.key}};
+    if (t.key.empty() || !t.problem.empty()) {
+      fields.emplace_back("tried", util::join(tried, ","));
+      if (!t.problem.empty()) {
+        fields.emplace_back("reason", t.problem);
+      }
+      say("SWEEP_UNRESOLVED", fields);
+      continue;
+    }
+    fields.insert(fields.end(), {{"shapes", std::to_string(t.shapes.size())},
+                                 {"tried", util::join(tried, ",")},
+                                 {"certain", t.certain ? "true" : "false"}});
+    say("SWEEP_RESOLVED", fields);
+    if (!t.calls.empty()) {
+      std::vector<std::string> chain;
+      for (const auto& link : t.calls.front().chain) {
+        chain.push_back(link.where.empty() ? link.name : fmt::format("{} ({})", link.name, link.where));
+      }
+      std::cout << "  chain: " << util::join(chain, " -> ") << "\n";
+    }
+    std::cout << fmt::format("  shapes ({}) from {}:\n", t.shape_desc.empty() ? "M, N" : t.shape_desc, r.shape_file);
+    for (const auto& s : t.shapes) {
+      std::cout << "    " << s << "\n";
+    }
+  }
+  for (const auto& note : r.notes) {
+    std::cout << "  note: " << note << "\n";
+  }
+  std::cout << std::flush;
+}
+
+std::vector<loader::Device> choose_devices(const Request& r, const loader::Module& backend)
+{
+  std::vector<loader::Device> chosen;
+  if (r.devices.empty()) {
+    chosen = backend.enumerate().devices;
+    if (chosen.empty()) {
+      run::choose_device(backend, ""); // throws, with the backend's reason
+    }
+    return chosen;
+  }
+  for (const auto& wanted : r.devices) {
+    const auto d = run::choose_device(backend, wanted);
+    for (const auto& c : chosen) {
+      if (c.index == d.index && c.uuid == d.uuid) {
+        throw Error(fmt::format("{}: device {} is listed twice; two workers on one device would tune against "
+                                "each other",
+                                r.devices_from, wanted));
+      }
+    }
+    chosen.push_back(d);
+  }
+  return chosen;
+}
+
+std::string default_out(const std::string& op, const std::string& backend)
+{
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  const auto base = fmt::format("sweeps/{:%Y%m%dT%H%M%S}Z-{}-{}", fmt::gmtime(now), op, backend);
+  auto dir = base;
+  for (int i = 2; fs::exists(dir); ++i) {
+    dir = fmt::format("{}-{}", base, i);
+  }
+  return util::absolute(dir);
+}
+
+// Why the sweep is serial; empty when it can be sharded.
+std::string serial_reason(const Request& r, const shapes::Resolution& res, size_t devices)
+{
+  if (r.level == "comprehensive") {
+    std::cerr << "zl: sweep: --level comprehensive is not sharded: each benchmark class adds shapes in Python "
+                 "(set_more_shapes) that no static reading sees, so shards would tune a subset (the earlier "
+                 "harness swept 5 of mm's 29 shapes and its consumer then hit 90 key_missing fallbacks); running "
+                 "the serial sweep instead\n";
+    return "comprehensive";
+  }
+  if (!res.complete()) {
+    std::cerr << fmt::format("zl: sweep: the shapes of {} cannot be resolved statically (tried {}); running the "
+                             "serial sweep instead\n",
+                             r.op, util::join(res.tried(), ", "));
+    return "unresolved";
+  }
+  if (devices < 2) {
+    return "one_device";
+  }
+  size_t shapes = 0;
+  for (const auto& t : res.targets) {
+    shapes += t.shapes.size();
+  }
+  return shapes < 2 ? "one_shape" : "";
+}
+
+// Checks the request and the paths (preflight), resolves the op's shapes and prints them.
+shapes::Resolution resolve(const Request& r)
+{
+  if (r.level != "core" && r.level != "comprehensive") {
+    throw Error(fmt::format("--level {} is not accepted; use one of: core, comprehensive", r.level));
+  }
+  if (!util::is_identifier(r.op)) {
+    throw Error(fmt::format("--op {} is not an operator name ([a-z0-9_]+)", r.op));
+  }
+  const auto node = run::resolve_node(r.flaggems_dir, r.op, "", "");
+  run::PreflightInput in{
+      r.flaggems_dir, r.flaggems_dir_from, node.file, node.how, r.shape_file, "", r.resolve_only ? "" : r.python};
+  run::preflight(in);
+  auto resolution = shapes::resolve_shapes({r.flaggems_dir, node.file, r.op, r.shape_file});
+  print_resolution(resolution);
+  return resolution;
+}
+
+} // namespace
+
+int resolve_only(const Request& r)
+{
+  const auto resolution = resolve(r);
+  if (!resolution.complete()) {
+    std::cerr << fmt::format("zl: sweep: no shapes resolved for op {} in {}: tried {}\n", r.op, resolution.shape_file,
+                             util::join(resolution.tried(), ", "));
+    return k_sweep_failed;
+  }
+  return k_sweep_published;
+}
+
+int run(const Request& r, const loader::Module& backend)
+{
+  const auto resolution = resolve(r);
+
+  const auto devices = choose_devices(r, backend);
+  const auto out = r.out_dir.empty() ? default_out(r.op, backend.name()) : util::absolute(r.out_dir);
+  boost::system::error_code ec;
+  if (fs::exists(out) && !fs::is_empty(out, ec)) {
+    throw Error(fmt::format("the sweep folder {} already holds files; choose another --out", out));
+  }
+  util::make_dirs(out + "/logs");
+  Sweep sweep{r, out, resolution, devices, backend.name(), run::utc_now()};
+  const auto start = std::chrono::steady_clock::now();
+  std::string reason = serial_reason(r, resolution, devices.size());
+  if (reason.empty()) {
+    reason = sweep.sharded();
+  }
+  int code = k_sweep_published;
+  if (!reason.empty()) {
+    code = sweep.serial(reason);
+  }
+  sweep.write_report(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return code;
+}
+
+} // namespace zl::sweep
