@@ -248,8 +248,11 @@ AbResult compare(const std::vector<Run>& a, const std::vector<Run>& b, const AbO
     }
   }
   SideIndex ia, ib;
-  in_parts(2, 1,
-           [&](std::size_t, std::size_t, std::size_t side) { build(side ? ib : ia, side ? b : a, record && table); });
+  in_parts(2, 1, [&](std::size_t begin, std::size_t end, std::size_t) {
+    for (auto side = begin; side < end; ++side) { // both on one core, each on its own on two
+      build(side ? ib : ia, side ? b : a, record && table);
+    }
+  });
   for (const auto n : ia.size) {
     out.rounds_a = std::max<std::size_t>(out.rounds_a, n);
   }

@@ -190,15 +190,15 @@ std::string format_ab(const AbResult& r, const AbView& v, Format f)
   }
   out += "\n" + render(op_table(r, f), f) + "\n";
   if (r.total.fallback_pairs > 0) {
-    out += fmt::format("* the range includes {} pairs with rows timed directly after graph capture was refused "
+    out += fmt::format("{}* the range includes {} with rows timed directly after graph capture was refused "
                        "(BENCHMARK_DIRECT_NO_CUDAGRAPH), a different regime\n",
-                       r.total.fallback_pairs);
+                       md ? "\\" : "", counted(r.total.fallback_pairs, "pairing"));
   }
   if (r.tested) {
-    out += fmt::format("Verdicts: Mann-Whitney U test over the rounds of each pairing (alpha {}); faster/slower: "
-                       "significant; same: not significant and |B/A - 1| <= {}%; noisy: not significant but further "
-                       "apart.\n",
-                       v.options.alpha, v.options.threshold * 100);
+    out +=
+        fmt::format("Verdicts: a Mann-Whitney U test over the rounds of each pairing (alpha {}). faster, slower:\n"
+                    "significant; same: not significant and |B/A - 1| <= {}%; noisy: not significant, further apart.\n",
+                    v.options.alpha, v.options.threshold * 100);
     if (r.min_p >= v.options.alpha) {
       out += fmt::format("Too few rounds: with {} and {} the smallest p-value is {:.3f}, not below alpha, so no "
                          "pairing can be called faster or slower; give each side more rounds (9 or more, as Google "
@@ -212,13 +212,14 @@ std::string format_ab(const AbResult& r, const AbView& v, Format f)
     if (items.empty()) {
       return;
     }
-    std::size_t only_a = 0;
+    std::size_t on_a = 0, on_b = 0;
     for (const auto& u : items) {
-      only_a += u.side == 'A' ? 1 : 0;
+      on_a += u.side == 'A' ? 1 : 0;
+      on_b += u.side == 'B' ? 1 : 0;
     }
-    out += fmt::format("\n{}{}: {} ({} {}A, {} {}B{})\n", md ? "### " : "", title, items.size(), only_a,
-                       failed ? "failed on " : "only in ", items.size() - only_a, failed ? "failed on " : "only in ",
-                       failed ? " or both" : "");
+    out += fmt::format("\n{}{}: {} ({} A: {}, {} B: {}{})\n", md ? "### " : "", title, items.size(),
+                       failed ? "on" : "only in", on_a, failed ? "on" : "only in", on_b,
+                       failed ? fmt::format(", on both: {}", items.size() - on_a - on_b) : "");
     for (std::size_t k = 0; k < items.size() && k < k_listed; ++k) {
       const auto& u = items[k];
       out += fmt::format("{}{} {}{}  ({})\n", item, u.side == '2' ? "A+B" : std::string(1, u.side),

@@ -77,10 +77,11 @@ bool agrees(double printed, double full, double decimals)
 }
 
 // The rows of an entry: they share its labels, except a failed item's, which carries its message.
-void add_rows(Rows& rows, const RecordEntry& e, std::string_view timer, TextStore& store)
+void add_rows(Rows& rows, const RecordEntry& e, std::string_view timer, TextStore& store, std::size_t from = 0)
 {
   const auto* shared = store.keep({store.copy(e.op), store.copy(e.dtype), timer, {}});
-  for (const auto& item : e.items) {
+  for (std::size_t k = from; k < e.items.size(); ++k) {
+    const auto& item = e.items[k];
     Row r;
     r.labels = item.error.empty() ? shared : store.keep({shared->op, shared->dtype, timer, store.copy(item.error)});
     r.shape = store.copy(item.shape);
@@ -187,26 +188,36 @@ bool merge_record(Rows& rows, const std::vector<TableInfo>& tables, const std::v
       continue;
     }
     const auto& t = *it->second[nth];
-    if (t.end_row - t.first_row != e.items.size()) {
+    const std::size_t printed = t.end_row - t.first_row;
+    if (printed > e.items.size()) {
       diags.push_back({record_file, e.line,
                        fmt::format("record log entry {} {} has {} results, its table (line {}) {} rows: the table's "
                                    "values are kept",
-                                   e.op, e.dtype, e.items.size(), t.line, t.end_row - t.first_row)});
+                                   e.op, e.dtype, e.items.size(), t.line, printed)});
       continue;
     }
-    std::size_t bad = e.items.size();
-    for (std::size_t i = 0; i < e.items.size() && bad == e.items.size(); ++i) {
+    std::size_t bad = printed;
+    for (std::size_t i = 0; i < printed && bad == printed; ++i) {
       const auto& r = rows[t.first_row + i];
       bad = agrees(r.torch_ms, e.items[i].torch_ms, 6) && agrees(r.gems_ms, e.items[i].gems_ms, 6) ? bad : i;
     }
-    if (bad < e.items.size()) {
+    if (bad < printed) {
       diags.push_back({record_file, e.line,
                        fmt::format("record log entry {} {} disagrees with its table at row {} (line {}): the table's "
                                    "values are kept",
                                    e.op, e.dtype, bad + 1, rows[t.first_row + bad].line)});
       continue;
     }
-    for (std::size_t i = 0; i < e.items.size(); ++i) {
+    if (printed < e.items.size()) {
+      // A table cut off (a truncated run.log): the record log has the rows it lost.
+      diags.push_back({record_file, e.line,
+                       fmt::format("record log entry {} {} has {} results, its table (line {}) {} rows: the other {} "
+                                   "are taken from the record log",
+                                   e.op, e.dtype, e.items.size(), t.line, printed, e.items.size() - printed)});
+      add_rows(rows, e, printed > 0 ? rows[t.first_row].timer() : default_timer, store, printed);
+      added = true;
+    }
+    for (std::size_t i = 0; i < printed; ++i) {
       auto& r = rows[t.first_row + i];
       const auto& item = e.items[i];
       r.torch_ms = item.torch_ms;

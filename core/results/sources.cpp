@@ -32,9 +32,7 @@ namespace {
 std::string_view read_file(const std::string& path, std::vector<char>& buffer)
 {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  struct stat st
-  {
-  };
+  struct stat st = {};
   if (fd < 0 || ::fstat(fd, &st) != 0) {
     const int err = errno;
     if (fd >= 0) {
@@ -258,9 +256,11 @@ Run load(const Source& source, std::shared_ptr<Arena> arena)
     if (!run.info.record_file.empty()) {
       entries = parse_record_log(read_file(record, thread_buffer()), record, run.diagnostics);
     }
-    const std::string_view timer =
-        log.run_header >= 0 ? log.markers[static_cast<std::size_t>(log.run_header)].get("timer") : "";
-    const auto default_timer = run.text.copy(timer.empty() ? std::string_view(run.info.caliber.timer) : timer);
+    std::string timer; // ZL_RUN's, else the identity's; a copy: the marker may not outlive this
+    if (log.run_header >= 0) {
+      timer = log.markers[static_cast<std::size_t>(log.run_header)].get("timer");
+    }
+    const auto default_timer = run.text.copy(timer.empty() ? run.info.caliber.timer : timer);
     if (merge_record(log.rows, log.tables, entries, default_timer, run.text, run.info.record_file, run.diagnostics)) {
       number_occurrences(log.rows);
     }

@@ -29,7 +29,8 @@ struct Scope
   std::string node, op;
   std::string_view timer;
   std::vector<FallbackMark> fallbacks;
-  bool failed = false; // it left a FAILED row or a failure line
+  std::vector<std::size_t> poisoned; // its BENCHMARK_CAPTURE_POISONED markers: they concern its failure
+  bool failed = false;               // it left a FAILED row or a failure line
 };
 
 struct PendingFailure
@@ -273,6 +274,8 @@ void Parser::marker(Marker m)
     } else {
       m_scopes.back().fallbacks.push_back({m.get("op"), m.get("dtype"), m.get("shape"), m_out.markers.size()});
     }
+  } else if (m.name == "BENCHMARK_CAPTURE_POISONED") {
+    m_scopes.back().poisoned.push_back(m_out.markers.size());
   }
   m.op = m.has("op") && m.name != "ZL_RUN" ? m.get("op") : m_scopes.back().op;
   m_out.markers.push_back(std::move(m));
@@ -329,6 +332,11 @@ void Parser::resolve_pending()
                       m_store.copy(f.reason.empty() ? "the test failed" : f.reason));
     r.line = f.line;
     r.source = RowSource::test_failure;
+    if (scope != nullptr) {
+      for (const auto k : scope->poisoned) {
+        m_out.markers[k].row = static_cast<std::int64_t>(m_out.rows.size());
+      }
+    }
     m_out.rows.push_back(r);
   }
 }
