@@ -42,8 +42,9 @@ ops (several run folders), each pairing gets a Mann-Whitney U test over its roun
 small samples, else the normal approximation with tie correction) and a verdict: faster or
 slower (p < --alpha), same (not significant and within --threshold), noisy (not significant
 but further apart).
+
 The caliber of the two sides (backend, level, timer, mode, tuner cache; from run_identity.json,
-for a bare log from its table titles) must agree: otherwise zl names the difference and exits 2;
+for a bare log from its table titles and zl's ZL_RUN header) must agree: otherwise zl names the difference and exits 2;
 --force compares anyway and prints the difference above the table.
 
 The store: without --db nothing is written; the folders are read into memory. --db FILE ingests
@@ -122,7 +123,7 @@ int cmd_summary(Context&, const Args& args)
     ("db", po::value<std::string>(), "SQLite results store to ingest into and read from (default: none, in memory)")
     ("force", po::bool_switch(), "--ab: compare although the calibers differ (the difference is printed)")
     ("fail-on-regression", po::value<double>(), "--ab: exit 6 when a pairing is slower by more than PCT percent")
-    ("alpha", po::value<double>()->default_value(0.05), "--ab: significance level of the U test")
+    ("alpha", po::value<double>()->default_value(0.05, "0.05"), "--ab: significance level of the U test")
     ("threshold", po::value<double>()->default_value(2.0), "--ab: PCT within which a non-significant change is 'same'");
   // clang-format on
   const auto vm = parse_options("summary", std::string(k_usage) + "\n\n" + k_notes, desc, args, {"path"});

@@ -102,7 +102,7 @@ def test_nothing_paired_fails_the_gate(zl, tmp_path):
     proc = zl.run("summary", "--ab", str(a), str(b), "--fail-on-regression", "5")
     assert proc.returncode == 6
     assert "nothing paired" in proc.stderr
-    assert "unpaired: 2 (1 only in A, 1 only in B)" in proc.stdout
+    assert "unpaired: 2 (only in A: 1, only in B: 1)" in proc.stdout
 
 
 def test_caliber_mismatch_is_refused_unless_forced(zl, tmp_path):
@@ -134,7 +134,7 @@ def test_fallback_rows_mark_the_range(zl, tmp_path):
                   + table("abs", "torch.float16", [(shape, 1, 1.5), ("[torch.Size([8])]", 1, 1)]))
     proc = zl.run("summary", "--ab", str(a), str(b), check_rc=0)
     assert "1.500*" in proc.stdout
-    assert "the range includes 1 pairs with rows timed directly after graph capture was refused" in proc.stdout
+    assert "the range includes 1 pairing with rows timed directly after graph capture was refused" in proc.stdout
     assert "FALLBACK" in zl.run("summary", str(b), check_rc=0).stdout
 
 

@@ -91,6 +91,26 @@ TEST_CASE("zl::results::merge_record")
   }
 }
 
+TEST_CASE("zl::results::merge_record: a table cut off is completed from the record log")
+{
+  const auto text = zl::test::read_fixture("flaggems_output/truncated_row.log");
+  TextStore store;
+  std::vector<Diagnostic> diags;
+  auto log = parse_text_log(text, "run.log", store, diags);
+  REQUIRE(log.rows.size() == 3);
+  diags.clear();
+  const auto entries = parse_record_log(zl::test::read_fixture("flaggems_output/record.log"), "record.log", diags);
+  CHECK(merge_record(log.rows, log.tables, entries, "graph", store, "record.log", diags));
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].reason == "record log entry abs torch.float16 has 5 results, its table (line 2) 3 rows: the other 2 "
+                           "are taken from the record log");
+  REQUIRE(log.rows.size() == 7); // 3 + the 2 it lost + sum_dim_out's 2
+  CHECK(log.rows[0].gems_ms == 0.00100049);
+  CHECK(log.rows[3].shape == "[[64, 512, 512]]");
+  CHECK(log.rows[3].source == RowSource::record);
+  CHECK(log.rows[4].shape == "[[1024, 1024, 1024]]");
+}
+
 TEST_CASE("zl::results::canonical_shape: a table's repr and the record's JSON agree")
 {
   CHECK(canonical_shape("[torch.Size([64, 64])]") == "[[64,64]]");
