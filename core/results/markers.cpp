@@ -1,5 +1,7 @@
 #include "results/markers.hpp"
 
+#include "util/string.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -66,25 +68,6 @@ bool read_hex4(std::string_view text, std::size_t pos, unsigned& out)
   return true;
 }
 
-void append_utf8(std::string& out, unsigned cp)
-{
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
 } // namespace
 
 bool is_known_marker(std::string_view name)
@@ -149,7 +132,7 @@ bool read_json_string(std::string_view text, std::size_t& pos, std::string& out)
         i += 6;
         cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
       }
-      append_utf8(out, cp);
+      util::append_utf8(out, cp);
       break;
     }
     default:

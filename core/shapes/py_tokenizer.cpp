@@ -1,5 +1,7 @@
 #include "shapes/py_tokenizer.hpp"
 
+#include "util/string.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -45,25 +47,6 @@ bool is_string_prefix(const std::string& prefix)
   static const std::array<std::string_view, 12> prefixes = {"r",  "u",  "b",  "f",  "t",  "br",
                                                             "rb", "fr", "rf", "tr", "rt", ""};
   return std::find(prefixes.begin(), prefixes.end(), p) != prefixes.end();
-}
-
-void append_utf8(std::string& out, uint32_t cp)
-{
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 class Tokenizer
@@ -364,7 +347,7 @@ private:
     } else if (e == '\n') {
       newline_seen(m_pos); // a continuation inside the string
     } else if (e == 'x' || e == 'u' || e == 'U') {
-      append_utf8(value, hex(e == 'x' ? 2 : e == 'u' ? 4 : 8));
+      util::append_utf8(value, hex(e == 'x' ? 2 : e == 'u' ? 4 : 8));
     } else {
       value += '\\'; // \N{…} and unknown escapes stay as written
       value += e;

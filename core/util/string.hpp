@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -15,6 +16,8 @@ bool is_identifier(std::string_view s); // [a-z0-9_]+
 size_t edit_distance(std::string_view a, std::string_view b);
 // Formats a byte count as "80.0 GiB".
 std::string format_bytes(unsigned long long bytes);
+// Appends the UTF-8 bytes of a Unicode code point (for \u escapes in JSON and Python strings).
+void append_utf8(std::string& out, uint32_t cp);
 // The first line of text, trimmed; for quoting tool output in messages.
 std::string first_line(std::string_view text);
 // A marker line's value (docs/plan-file.md, "Marker lines"): bare when it has no whitespace,
