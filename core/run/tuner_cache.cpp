@@ -7,8 +7,11 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <memory>
+#include <pwd.h>
+#include <unistd.h>
 
 namespace zl::run {
 
@@ -47,19 +50,49 @@ std::string quote_identifier(const std::string& name)
 
 } // namespace
 
+std::string sqlite_uri(const std::string& path)
+{
+  // RFC 3986 unreserved characters and '/' stand for themselves; SQLite decodes the rest.
+  std::string uri = "file:";
+  for (const char c : path) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) != 0 || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+      uri += c;
+    } else {
+      uri += fmt::format("%{:02X}", static_cast<unsigned>(u));
+    }
+  }
+  return uri + "?mode=ro";
+}
+
+std::string home_dir()
+{
+  // Python's Path.home(): HOME when set (empty or "/" give "/"), else the passwd entry.
+  if (const char* home = std::getenv("HOME"); home != nullptr) {
+    return *home != '\0' ? home : "/";
+  }
+  std::vector<char> buf(16384);
+  passwd entry{};
+  passwd* found = nullptr;
+  if (getpwuid_r(getuid(), &entry, buf.data(), buf.size(), &found) == 0 && found != nullptr &&
+      found->pw_dir != nullptr) {
+    return found->pw_dir;
+  }
+  return "/";
+}
+
 std::string default_cache_dir()
 {
   if (const char* dir = std::getenv("FLAGGEMS_CACHE_DIR"); dir != nullptr && *dir != '\0') {
     return dir;
   }
-  const char* home = std::getenv("HOME");
-  return (fs::path(home != nullptr ? home : "/") / ".flaggems").string();
+  return (fs::path(home_dir()) / ".flaggems").string();
 }
 
 long long count_tuned_entries(const std::string& db_path)
 {
   sqlite3* raw = nullptr;
-  const auto uri = "file:" + db_path + "?mode=ro";
+  const auto uri = sqlite_uri(db_path);
   if (sqlite3_open_v2(uri.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) != SQLITE_OK) {
     Db db(raw);
     throw Error(fmt::format("cannot open the tuner cache {}: {}", db_path, raw ? sqlite3_errmsg(raw) : "out of memory"));

@@ -17,13 +17,18 @@ struct TunerCache
   std::string note;                        // why entries_before is unknown, or other caveats
 };
 
-// The cache in force for a run: FLAGGEMS_CACHE_DIR, else ~/.flaggems; FLAGGEMS_DB_URL when it
-// names another SQLite file.
+// The cache in force for a run: FLAGGEMS_CACHE_DIR, else ~/.flaggems with ~ found as Python's
+// Path.home() finds it (HOME, else the passwd entry); FLAGGEMS_DB_URL when it names another
+// SQLite file.
 std::string default_cache_dir();
 
 // Counts the rows of every config table (not the *_benchmark_v2 timing tables) in
 // <dir>/config_cache/TunedConfig_*.db, or in the SQLite file FLAGGEMS_DB_URL names.
 TunerCache inspect_tuner_cache(const std::string& dir, const std::string& mode);
+
+// A read-only SQLite URI for a file path, percent-encoded: '#', '?' and '%' in a folder name
+// would otherwise end the path or start an escape.
+std::string sqlite_uri(const std::string& path);
 
 // Rows of the config tables of one SQLite file; throws Error naming the file on failure.
 long long count_tuned_entries(const std::string& db_path);

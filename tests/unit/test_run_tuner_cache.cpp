@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <sqlite3.h>
 
+#include <cstdlib>
 #include <fstream>
 
 using zl::test::TempDir;
@@ -63,5 +64,27 @@ TEST_CASE("zl::run::inspect_tuner_cache")
     CHECK_FALSE(c.entries_before);
     CHECK(c.note == "FLAGGEMS_DB_URL=postgresql+psycopg://db/x is not a SQLite file; its entries are not counted");
     ::unsetenv("FLAGGEMS_DB_URL");
+  }
+}
+
+TEST_CASE("zl::run::sqlite_uri percent-encodes what a URI would read otherwise")
+{
+  CHECK(zl::run::sqlite_uri("/home/u/.flaggems/x_1-2.db") == "file:/home/u/.flaggems/x_1-2.db?mode=ro");
+  CHECK(zl::run::sqlite_uri("/c#1/a%41/b?c d.db") == "file:/c%231/a%2541/b%3Fc%20d.db?mode=ro");
+}
+
+TEST_CASE("zl::run::default_cache_dir finds home as Python does")
+{
+  ::unsetenv("FLAGGEMS_CACHE_DIR");
+  const char* saved = std::getenv("HOME");
+  const std::string home = saved ? saved : "";
+  ::setenv("HOME", "/some/home", 1);
+  CHECK(zl::run::default_cache_dir() == "/some/home/.flaggems");
+  ::setenv("HOME", "", 1);
+  CHECK(zl::run::default_cache_dir() == "/.flaggems");
+  ::unsetenv("HOME");
+  CHECK(zl::run::default_cache_dir() != "/.flaggems");
+  if (saved) {
+    ::setenv("HOME", home.c_str(), 1);
   }
 }
