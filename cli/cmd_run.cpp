@@ -5,6 +5,7 @@
 #include "run/preflight.hpp"
 #include "run/runner.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
 #include "util/process.hpp"
 #include "util/string.hpp"
 
@@ -20,18 +21,28 @@ namespace zl::cli {
 namespace {
 
 constexpr const char* k_run_usage =
-  "zl [--backend NAME] run --flaggems DIR (--op OP | --op-file FILE | --test-node NODE)\n"
-  "        [--level core|comprehensive] [--mode kernel|operator|wrapper] [--dtypes LIST]\n"
+  "zl [--backend NAME] run --flaggems DIR (--op OP [--op-file FILE] | --op-file FILE | --test-node NODE)\n"
+  "        [--level core|comprehensive] [--mode kernel|operator|wrapper|cudagraph] [--dtypes LIST]\n"
   "        [--timer auto|graph|direct|profiler] [--device INDEX|UUID]\n"
   "        [--shape-file FILE | --shape-mode upstream] [--record-autotune | --replay-from DIR]\n"
   "        [--isolate-tuner-cache] [--out DIR] [--python PATH] [-- EXTRA-PYTEST-ARGS]";
 
 constexpr const char* k_run_notes = R"(Each option falls back to a variable of the earlier harness when absent: FLAGGEMS_DIR,
 OP, OP_FILE, TEST_NODE, BENCH_LEVEL, SHAPE_FILE, SHAPE_MODE, REPLAY_FROM,
-ZL_ISOLATE_TUNER_CACHE=1, ZL_PYTHON. Options win over variables.
+ZL_ISOLATE_TUNER_CACHE=1, ZL_PYTHON. Options win over variables. --op with --op-file (or OP
+with OP_FILE) runs that op inside that file, as the earlier harness did; --test-node stands alone
+and may be absolute inside the FlagGems folder. --mode cudagraph needs a backend that captures.
 
-Before pytest starts, zl checks flaggems_dir, benchmark_file, shape_file, replay_from and
-python, in that order; a failure prints PREFLIGHT_FAILED check=<name> and exits 3.
+Arguments after -- go to pytest and are recorded (pytest_extra_args), but never those that
+change what zl sets and records: --mode, --level, --dtypes, --shape_file, --record, -p, -m, -k,
+test paths, --rootdir, -c, -o/--override-ini, --confcutdir, --query, --parallel, --capture,
+xdist's -n are refused (exit 2) naming the zl option to use. PYTEST_ADDOPTS and PYTEST_PLUGINS
+do not reach pytest.
+
+Before pytest starts, zl checks flaggems_dir, benchmark_file, shape_file (it must hold the
+op's key, or a class key of its benchmark, with a shapes list), replay_from, python and
+record_log (FlagGems' record-log name must fit 255 bytes), in that order; a failure prints
+PREFLIGHT_FAILED check=<name> and exits 3.
 pytest's exit status passes through (0 passed, 1 failed, 4 usage, 5 no tests), except 2 and 3,
 which become 12 and 13 so they cannot pass for zl's own 2 and 3. Ctrl-C stops pytest and exits 130.
 
@@ -69,10 +80,10 @@ std::optional<run::Request> parse_request(const std::string& command, const Args
   desc.add_options()
     ("flaggems", po::value<std::string>(), "FlagGems checkout (else FLAGGEMS_DIR, else the working folder if it holds benchmark/conftest.py)")
     ("op", po::value<std::string>(), "operator: benchmark/test_<op>.py, else the module that marks or names it")
-    ("op-file", po::value<std::string>(), "benchmark module to run whole")
-    ("test-node", po::value<std::string>(), "pytest node id, taken as given")
+    ("op-file", po::value<std::string>(), "benchmark module to run whole; with --op, that op inside it")
+    ("test-node", po::value<std::string>(), "pytest node id, relative to the FlagGems folder or absolute inside it")
     ("level", po::value<std::string>(), "core (default) or comprehensive")
-    ("mode", po::value<std::string>(), "kernel (default), operator or wrapper")
+    ("mode", po::value<std::string>(), "kernel (default), operator, wrapper or cudagraph")
     ("dtypes", po::value<std::string>(), "comma list: float16,float32,bfloat16,int16,int32,bool,complex64")
     ("timer", po::value<std::string>(), "auto (default: graph where the backend captures), graph, direct, profiler")
     ("device", po::value<std::string>(), "device index or UUID (default: the first)")
@@ -153,13 +164,17 @@ run::Plan plan_for(Context& ctx, run::Request request)
     const auto node = run::resolve_node(request.flaggems_dir, request.op, request.op_file, request.test_node);
     in.benchmark_file = node.file;
     in.how_resolved = node.how;
+    in.node_problem = node.problem;
+    in.op = node.op;
   }
   in.shape_file = request.shape_file;
   in.replay_from = request.replay_from;
   in.python = request.python;
   run::preflight(in);
   const auto selection = ctx.select_backend();
-  return run::make_plan(request, *selection.module, selection.how);
+  auto plan = run::make_plan(request, *selection.module, selection.how);
+  run::check_record_log_name({plan.argv.begin() + 3, plan.argv.end()});
+  return plan;
 }
 
 int report_preflight(const run::PreflightError& e)
@@ -206,7 +221,7 @@ int cmd_plan(Context& ctx, const Args& args)
   std::cout << fmt::format("device   {} {} ({})\n", plan.device.index, plan.device.uuid, plan.device.name);
   std::cout << fmt::format("node     {}{}  [{}]\n", plan.node.node,
                            plan.node.marker.empty() ? "" : " -m " + plan.node.marker, plan.node.how);
-  std::cout << fmt::format("timer    {} (asked: {})\n", plan.timer, plan.request.timer);
+  std::cout << fmt::format("timer    {} ({})\n", plan.timer, plan.timer_reason);
   std::cout << fmt::format("level    {}   mode {}\n", plan.request.level, plan.request.mode);
   std::cout << fmt::format("shapes   {}\n", plan.shape_source);
   std::cout << fmt::format("tuner    {} cache at {} ({} entries)\n", plan.tuner_cache.mode, plan.tuner_cache.path,
@@ -227,6 +242,8 @@ int cmd_plan(Context& ctx, const Args& args)
   }
   std::cout << "\nrun dir  " << plan.run_dir << "\n";
   std::cout << "command  " << util::join(plan.argv, " ") << "\n";
+  std::cout << "         (in the run folder; flaggems/ there links to " << util::absolute(plan.request.flaggems_dir)
+            << ")\n";
   return 0;
 }
 

@@ -85,6 +85,7 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   j.field("effective", p.timer);
   j.field("requested", p.request.timer);
   w.EndObject();
+  j.field("timer_reason", p.timer_reason);
   j.field("level", p.request.level);
   j.field("mode", p.request.mode);
   j.strings("dtypes", p.request.dtypes);
@@ -137,6 +138,7 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   j.field("file", p.run_dir + "/shapes.yaml");
   j.field("source", p.shape_source);
   j.field("passed_to_pytest", !p.shape_file.empty());
+  j.strings("keys", p.shape_keys);
   w.EndObject();
   j.field("flaggems_dir", boost::filesystem::absolute(p.request.flaggems_dir).lexically_normal().string());
   j.nullable("flaggems_commit", commit);
@@ -148,6 +150,7 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
     w.Null();
   }
   j.strings("plugins", p.plugins);
+  j.strings("pytest_extra_args", p.request.extra_args);
   j.nullable("record_log", o.record_log);
   j.field("run_dir", p.run_dir);
   w.EndObject();

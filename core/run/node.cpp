@@ -54,6 +54,30 @@ bool names(const std::string& text, const std::string& op)
   return std::regex_search(text, std::regex("op_name\\s*=\\s*[\"']" + op + "[\"']"));
 }
 
+// A node's file relative to the FlagGems folder; empty when an absolute one lies outside it.
+std::string inside_flaggems(const std::string& file, const std::string& flaggems_dir)
+{
+  const fs::path p(file);
+  if (!p.is_absolute()) {
+    return file;
+  }
+  boost::system::error_code ec;
+  const auto root = fs::weakly_canonical(fs::absolute(flaggems_dir), ec);
+  const auto full = fs::weakly_canonical(p, ec);
+  const auto rel = full.lexically_relative(root);
+  if (rel.empty() || *rel.begin() == "..") {
+    return "";
+  }
+  return rel.string();
+}
+
+std::string outside_problem(const std::string& option, const std::string& file, const std::string& flaggems_dir)
+{
+  return fmt::format("{} {} lies outside the FlagGems folder {}: pytest runs FlagGems' benchmark conftest only for "
+                     "modules inside it; give a path inside it (absolute or relative to it)",
+                     option, file, flaggems_dir);
+}
+
 } // namespace
 
 Node resolve_node(const std::string& flaggems_dir, const std::string& op, const std::string& op_file,
@@ -61,21 +85,49 @@ Node resolve_node(const std::string& flaggems_dir, const std::string& op, const 
 {
   Node n;
   if (!test_node.empty()) {
-    n.node = test_node;
-    n.file = test_node.substr(0, test_node.find("::"));
-    const auto sep = test_node.rfind("::");
-    auto function = sep == std::string::npos ? std::string() : test_node.substr(sep + 2);
+    const auto sep = test_node.find("::");
+    const auto given_file = test_node.substr(0, sep);
+    n.file = inside_flaggems(given_file, flaggems_dir);
+    if (n.file.empty()) {
+      n.file = given_file;
+      n.problem = outside_problem("--test-node", given_file, flaggems_dir);
+    }
+    n.node = n.file + (sep == std::string::npos ? std::string() : test_node.substr(sep));
+    const auto last = test_node.rfind("::");
+    auto function = last == std::string::npos ? std::string() : test_node.substr(last + 2);
     function = function.substr(0, function.find('['));
     n.op = function.empty() ? op_of_file(n.file) : (function.rfind("test_", 0) == 0 ? function.substr(5) : function);
-    n.how = "--test-node, as given";
+    n.how = n.file == given_file ? "--test-node, as given" : "--test-node, made relative to the FlagGems folder";
     return n;
   }
   if (!op_file.empty()) {
-    const fs::path p(op_file);
-    n.file = p.is_absolute() ? fs::relative(p, flaggems_dir).string() : op_file;
+    n.file = inside_flaggems(op_file, flaggems_dir);
+    if (n.file.empty()) {
+      n.file = op_file;
+      n.problem = outside_problem("--op-file", op_file, flaggems_dir);
+    }
     n.node = n.file;
-    n.op = op_of_file(n.file);
-    n.how = "--op-file, as given";
+    if (op.empty()) {
+      n.op = op_of_file(n.file);
+      n.how = "--op-file, as given";
+      return n;
+    }
+    // The pair: that op inside that file, selected by its marker where the file has one.
+    n.op = op;
+    const auto text = read_text((fs::path(flaggems_dir) / n.file).string());
+    if (marks(text, op)) {
+      n.marker = op;
+      n.how = fmt::format("--op with --op-file: {} marks it", n.file);
+    } else if (names(text, op)) {
+      n.how = fmt::format("--op with --op-file: {} names it (no marker: the whole module runs)", n.file);
+    } else {
+      n.how = fmt::format("--op with --op-file: {} neither marks nor names it", n.file);
+      if (n.problem.empty() && fs::is_regular_file(fs::path(flaggems_dir) / n.file)) {
+        n.problem = fmt::format("the benchmark file {} neither marks nor names op '{}' (no @pytest.mark.{} and no "
+                                "op_name=\"{}\"); give the file that holds it, or --op alone",
+                                n.file, op, op, op);
+      }
+    }
     return n;
   }
   n.op = op;

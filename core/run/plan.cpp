@@ -1,6 +1,7 @@
 #include "run/plan.hpp"
 
 #include "loader/search_path.hpp"
+#include "shapes/shape_resolver.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/json.hpp"
@@ -57,6 +58,42 @@ std::string resolve_timer(const std::string& requested, const loader::Module& ba
                             backend.name()));
   }
   return requested;
+}
+
+std::string timer_reason(const std::string& requested, const std::string& effective, const loader::Module& backend)
+{
+  if (requested != "auto") {
+    return fmt::format("--timer {} given", requested);
+  }
+  return effective == "graph" ? fmt::format("auto: backend {} supports graph capture", backend.name())
+                              : fmt::format("auto: backend {} has no graph capture", backend.name());
+}
+
+void check_mode(const std::string& mode, const loader::Module& backend)
+{
+  if (mode == "cudagraph" && !backend.has(ZL_CAP_GRAPH_CAPTURE)) {
+    throw Error(fmt::format("--mode cudagraph: backend {} cannot capture device graphs; use --mode kernel (or "
+                            "operator, wrapper)",
+                            backend.name()));
+  }
+}
+
+std::string record_log_name(const std::vector<std::string>& pytest_args)
+{
+  std::vector<std::string> parts;
+  for (auto arg : pytest_args) {
+    for (auto at = arg.find(".py"); at != std::string::npos; at = arg.find(".py", at)) {
+      arg.erase(at, 3);
+    }
+    std::replace(arg.begin(), arg.end(), '=', '_');
+    std::replace(arg.begin(), arg.end(), '/', '_');
+    parts.push_back(arg);
+  }
+  auto name = "result_" + util::join(parts, "_") + ".log";
+  for (auto at = name.find("_-"); at != std::string::npos; at = name.find("_-", at)) {
+    name.erase(at, 1);
+  }
+  return name;
 }
 
 std::vector<std::string> plan_plugins(const loader::Module& backend, const std::string& timer,
@@ -124,6 +161,8 @@ Plan make_plan(const Request& request, const loader::Module& backend, const std:
   p.backend_how = backend_how;
   p.node = resolve_node(request.flaggems_dir, request.op, request.op_file, request.test_node);
   p.timer = resolve_timer(request.timer, backend);
+  p.timer_reason = timer_reason(request.timer, p.timer, backend);
+  check_mode(request.mode, backend);
   if (!request.replay_from.empty()) {
     p.autotune_mode = "replay";
     p.autotune_source = replay_records_dir(request.replay_from);
@@ -148,9 +187,19 @@ Plan make_plan(const Request& request, const loader::Module& backend, const std:
   p.tuner_cache = isolated ? TunerCache{"isolated", p.run_dir + "/.tuner-cache", 0, {}, ""}
                            : inspect_tuner_cache(default_cache_dir(), "shared");
 
-  // pytest runs in the run folder, so FlagGems' record log and JSON report land there.
-  const auto flaggems = util::absolute(request.flaggems_dir);
-  p.argv = {request.python, "-m", "pytest", flaggems + "/" + p.node.node, "-s", "-p", "no:cacheprovider"};
+  try {
+    const auto resolved = shapes::resolve_shapes({request.flaggems_dir, p.node.file, p.node.op, request.shape_file});
+    p.shape_keys = resolved.keys();
+  } catch (const Error&) {
+    // Preflight has checked a given shape file; FlagGems' own may be absent from a test tree.
+  }
+
+  // pytest runs in the run folder, so FlagGems' record log and JSON report land there, and
+  // reaches the checkout through a link in it: FlagGems names its record log after every
+  // argument, so the node stays short however deep the checkout lies.
+  p.flaggems_link = p.run_dir + "/flaggems";
+  p.argv = {request.python, "-m", "pytest", "flaggems/" + p.node.node, "--rootdir",
+            "flaggems",     "-s", "-p",     "no:cacheprovider"};
   for (const auto& plugin : p.plugins) {
     p.argv.insert(p.argv.end(), {"-p", plugin});
   }
@@ -184,6 +233,9 @@ Plan make_plan(const Request& request, const loader::Module& backend, const std:
     p.env_set.emplace_back("TRITON_CACHE_DIR", p.run_dir + "/.triton-cache");
   }
   p.env_unset = loader::string_list(d.visibility_unset);
+  // pytest reads arguments and plugins from these too; only what the plan shows may reach it.
+  p.env_unset.emplace_back("PYTEST_ADDOPTS");
+  p.env_unset.emplace_back("PYTEST_PLUGINS");
   if (isolated) {
     p.env_unset.emplace_back("FLAGGEMS_DB_URL");
   }
@@ -251,6 +303,7 @@ std::string plan_json(const Plan& p)
   j.strings("dtypes", p.request.dtypes);
   j.field("timer", p.timer);
   j.field("timer_requested", p.request.timer);
+  j.field("timer_reason", p.timer_reason);
   j.key("capture");
   w.StartObject();
   j.strings("refused", loader::string_list(d.capture.refused));
@@ -274,6 +327,7 @@ std::string plan_json(const Plan& p)
   j.strings("plugins", p.plugins);
   j.nullable("shape_file", p.shape_file);
   j.field("shape_source", p.shape_source);
+  j.strings("shape_keys", p.shape_keys);
   j.key("autotune");
   w.StartObject();
   j.field("mode", p.autotune_mode);
@@ -290,6 +344,8 @@ std::string plan_json(const Plan& p)
   w.EndObject();
   j.field("versions_file", p.versions_file);
   j.strings("pytest_argv", p.argv);
+  j.strings("pytest_extra_args", p.request.extra_args);
+  j.field("flaggems_link", p.flaggems_link);
   j.key("env_set");
   w.StartObject();
   for (const auto& [k, v] : p.env_set) {

@@ -21,12 +21,15 @@ struct Plan
   std::string backend_how;  // why this backend: "--backend", "ZL_BACKEND", or the automatic reason
   loader::Device device;
   std::string timer;        // effective: graph, direct or profiler
+  std::string timer_reason; // why that timer, in words
   std::vector<std::string> plugins; // the -p list, in order
   std::string run_dir;
   std::string plan_path;
   std::string versions_file;
   std::string shape_file;   // what pytest gets as --shape_file; empty: FlagGems' own
   std::string shape_source; // where the shapes in force come from
+  std::vector<std::string> shape_keys; // the keys of the shape file the op's lookup ends at
+  std::string flaggems_link; // <run_dir>/flaggems: pytest reaches the checkout through it
   std::string autotune_mode = "off"; // off, record, replay
   std::string autotune_source;       // replay: the autotune_records folder pinned from
   std::string autotune_records;      // record: <run_dir>/autotune_records
@@ -39,6 +42,16 @@ struct Plan
 // auto becomes graph where the backend captures, else direct. Throws Error (exit 2) when the
 // backend cannot give the timer asked for.
 std::string resolve_timer(const std::string& requested, const loader::Module& backend);
+
+// Why resolve_timer chose `effective`, for zl plan and the identity.
+std::string timer_reason(const std::string& requested, const std::string& effective, const loader::Module& backend);
+
+// Throws Error (exit 2) when the backend cannot run the mode: cudagraph needs graph capture.
+void check_mode(const std::string& mode, const loader::Module& backend);
+
+// The name FlagGems gives its record log for these pytest arguments (those after
+// `python -m pytest`): result_<args>.log, each argument without ".py", '=' and '/' as '_'.
+std::string record_log_name(const std::vector<std::string>& pytest_args);
 
 // The -p list: compat plugins first (they rewrite collection-time markers and nothing may read
 // the item list before them), then device setup, timing, autotune (only to record or replay),

@@ -1,10 +1,15 @@
 #include "run/preflight.hpp"
 
+#include "run/plan.hpp"
+#include "shapes/shape_resolver.hpp"
 #include "util/process.hpp"
 #include "util/string.hpp"
 
 #include <boost/filesystem.hpp>
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
 
 namespace zl::run {
 
@@ -37,6 +42,63 @@ std::optional<std::string> python_lacks_pytest(const std::string& python)
   }
 }
 
+void check_shape_file(const std::string& flaggems_dir, const std::string& module, const std::string& op,
+                      const std::string& shape_file)
+{
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(shape_file);
+  } catch (const YAML::Exception& e) {
+    throw PreflightError("shape_file", shape_file,
+                         fmt::format("the shape file {} is not valid YAML: {}", shape_file, e.what()));
+  }
+  const auto defaults = fmt::format("FlagGems would measure op '{}' with its class's DEFAULT_SHAPES while the run "
+                                    "names this file as the shapes in force",
+                                    op);
+  if (root.IsNull() || (root.IsMap() && root.size() == 0)) {
+    throw PreflightError("shape_file", shape_file, fmt::format("the shape file {} is empty: {}", shape_file, defaults));
+  }
+  if (!root.IsMap()) {
+    throw PreflightError("shape_file", shape_file,
+                         fmt::format("the shape file {} is not a mapping of keys to {{shapes: [...]}} (it holds a "
+                                     "YAML {}): {}",
+                                     shape_file, root.IsSequence() ? "list" : "scalar", defaults));
+  }
+  shapes::Resolution r;
+  try {
+    r = shapes::resolve_shapes({flaggems_dir, module, op, shape_file});
+  } catch (const Error& e) {
+    throw PreflightError("shape_file", shape_file, e.what());
+  }
+  const bool known = std::any_of(r.targets.begin(), r.targets.end(), [](const auto& t) { return t.certain; });
+  if (!known || r.complete()) {
+    return;
+  }
+  std::vector<std::string> problems;
+  for (const auto& t : r.targets) {
+    if (t.key.empty()) {
+      problems.push_back(fmt::format("no key for op '{}' (tried {})", op, util::join(t.candidates, ", ")));
+    } else if (!t.problem.empty()) {
+      problems.push_back(t.problem);
+    }
+  }
+  throw PreflightError("shape_file", shape_file,
+                       fmt::format("the shape file {} does not resolve for {}: {}; {}", shape_file, module,
+                                   util::join(problems, "; "), defaults));
+}
+
+void check_record_log_name(const std::vector<std::string>& pytest_args)
+{
+  constexpr size_t k_name_max = 255; // NAME_MAX of Linux file systems, in bytes
+  const auto name = record_log_name(pytest_args);
+  if (name.size() > k_name_max) {
+    throw PreflightError("record_log", "",
+                         fmt::format("FlagGems would name its record log after the pytest arguments, {} bytes where "
+                                     "a file name may have {}: {}; shorten the arguments after -- (or the node)",
+                                     name.size(), k_name_max, name));
+  }
+}
+
 void preflight(const PreflightInput& in)
 {
   const fs::path root(in.flaggems_dir);
@@ -57,12 +119,18 @@ void preflight(const PreflightInput& in)
                                      in.flaggems_dir, in.flaggems_dir_from));
   }
   const auto bench = (root / in.benchmark_file).lexically_normal();
+  if (!in.node_problem.empty()) {
+    throw PreflightError("benchmark_file", bench.string(), in.node_problem);
+  }
   if (!fs::is_regular_file(bench)) {
     throw PreflightError("benchmark_file", bench.string(),
                          fmt::format("the benchmark file {} does not exist ({})", bench.string(), in.how_resolved));
   }
   if (!in.shape_file.empty() && !fs::is_regular_file(in.shape_file)) {
     throw PreflightError("shape_file", in.shape_file, fmt::format("the shape file {} does not exist", in.shape_file));
+  }
+  if (!in.shape_file.empty() && !in.op.empty()) {
+    check_shape_file(in.flaggems_dir, in.benchmark_file, in.op, in.shape_file);
   }
   if (!in.replay_from.empty() && !fs::is_directory(in.replay_from)) {
     throw PreflightError("replay_from", in.replay_from,

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace zl::run {
 
@@ -36,12 +37,27 @@ struct PreflightInput
   std::string shape_file;        // empty when FlagGems' own is in force
   std::string replay_from;       // empty when not replaying
   std::string python;            // empty: not checked (zl sweep --resolve-only starts no Python)
+  std::string node_problem = {}; // why the node cannot run (Node::problem), reported as benchmark_file
+  std::string op = {};           // the op whose shapes a given shape file must hold; empty: not checked
 };
 
-// Runs the checks in order: flaggems_dir, benchmark_file, shape_file, replay_from, python.
+// Runs the checks in order: flaggems_dir, benchmark_file, shape_file (see check_shape_file),
+// replay_from, python.
 // Throws PreflightError at the first that fails. Only the file half of a node is checked:
 // a missing ::test_<fn> already gets a clear "not found" from pytest.
 void preflight(const PreflightInput& in);
+
+// The shape file resolves for the op the way FlagGems' set_shapes looks it up: a mapping with
+// a key (the op name, else a class of the benchmark's chain) holding a shapes list. Otherwise
+// FlagGems measures its DEFAULT_SHAPES while the run names the file as the shapes in force.
+// Where the module constructs the op with no literal op_name the chain is unknown, and only
+// the mapping is checked.
+void check_shape_file(const std::string& flaggems_dir, const std::string& module, const std::string& op,
+                      const std::string& shape_file);
+
+// FlagGems names its record log after every pytest argument; a name over 255 bytes stops the
+// session (ENAMETOOLONG). Throws PreflightError check=record_log.
+void check_record_log_name(const std::vector<std::string>& pytest_args);
 
 // Whether python can import pytest; the error text when not.
 std::optional<std::string> python_lacks_pytest(const std::string& python);

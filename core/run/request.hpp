@@ -37,7 +37,8 @@ extern const std::vector<std::string> k_timers;
 extern const std::vector<std::string> k_dtypes;
 
 // Throws Error (exit 2) when a value is not one the option accepts, naming the option and the
-// accepted values; checks that exactly one of op, op_file and test_node is given.
+// accepted values; checks that something to run is given: op, op_file or both, or test_node
+// alone.
 void validate(const Request& request);
 
 } // namespace zl::run

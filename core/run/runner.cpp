@@ -63,6 +63,30 @@ void prepare_folder(const Plan& p)
   }
 }
 
+// The link pytest reaches the FlagGems checkout through (plan.hpp); gone with the run.
+class FlaggemsLink
+{
+public:
+  explicit FlaggemsLink(const Plan& p) : m_path(p.flaggems_link)
+  {
+    boost::system::error_code ec;
+    fs::create_directory_symlink(util::absolute(p.request.flaggems_dir), m_path, ec);
+    if (ec) {
+      throw Error(fmt::format("cannot link {} to the FlagGems folder: {}", m_path, ec.message()));
+    }
+  }
+  ~FlaggemsLink()
+  {
+    boost::system::error_code ec;
+    fs::remove(m_path, ec);
+  }
+  FlaggemsLink(const FlaggemsLink&) = delete;
+  FlaggemsLink& operator=(const FlaggemsLink&) = delete;
+
+private:
+  std::string m_path;
+};
+
 // FlagGems writes result_<args>.log into pytest's working folder, the run folder; keep it
 // under a fixed name.
 std::string collect_record_log(const std::string& run_dir)
@@ -103,6 +127,7 @@ int map_pytest_exit(int pytest_exit)
 int execute(const Plan& p)
 {
   prepare_folder(p);
+  const FlaggemsLink link(p);
   Outcome outcome;
   outcome.started_at = utc_now();
   const auto commit = flaggems_commit(p.request.flaggems_dir);

@@ -114,7 +114,10 @@ TEST_CASE("zl::run::make_plan")
   }
   SUBCASE("the argv: node, plugins in order, level, mode, marker")
   {
-    const std::vector<std::string> head = {"python3", "-m", "pytest", flaggems / "benchmark/test_abs.py", "-s"};
+    // The node through the run folder's link to the checkout: short, however deep the checkout.
+    const std::vector<std::string> head = {"python3",   "-m",       "pytest", "flaggems/benchmark/test_abs.py",
+                                           "--rootdir", "flaggems", "-s"};
+    CHECK(p.flaggems_link == out / "run/flaggems");
     CHECK(std::equal(head.begin(), head.end(), p.argv.begin()));
     const auto level = std::find(p.argv.begin(), p.argv.end(), "--level");
     REQUIRE(level != p.argv.end());
@@ -174,4 +177,12 @@ TEST_CASE("zl::run::make_plan")
   ::unsetenv("ZL_BACKEND");
   ::unsetenv("OP");
   ::unsetenv("CUDA_HOME_FOR_TEST");
+}
+
+TEST_CASE("zl::run::record_log_name follows FlagGems' rule")
+{
+  CHECK(run::record_log_name({"benchmark/test_abs.py", "--level", "core", "--record", "log"}) ==
+        "result_benchmark_test_abs--level_core--record_log.log");
+  CHECK(run::record_log_name({"flaggems/benchmark/test_abs.py", "--rootdir", "flaggems", "--shape_file=shapes.yaml"}) ==
+        "result_flaggems_benchmark_test_abs--rootdir_flaggems--shape_file_shapes.yaml.log");
 }
