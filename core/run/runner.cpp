@@ -136,6 +136,9 @@ int map_pytest_exit(int pytest_exit)
 
 int execute(const Plan& p)
 {
+  // From here to the identity's last write: a stop signal must not end zl before it records
+  // what happened, nor a reader of zl's output that went away (SIGPIPE, ignored meanwhile).
+  util::SignalForwarding forwarding;
   prepare_folder(p);
   Outcome outcome;
   outcome.started_at = utc_now();
@@ -171,10 +174,18 @@ int execute(const Plan& p)
   };
   const auto start = std::chrono::steady_clock::now();
   util::ProcessResult result;
-  // Until the identity is written: a stop signal must not end zl before it, nor a reader of
-  // zl's output that went away (SIGPIPE, ignored meanwhile).
-  util::SignalForwarding forwarding;
   spec.signals = &forwarding;
+  if (forwarding.count() > 0) {
+    // Stopped before pytest started: start nothing, say so.
+    std::fclose(log);
+    outcome.finished_at = utc_now();
+    outcome.status = "interrupted";
+    outcome.exit_code = k_exit_interrupted;
+    outcome.error = "stopped before pytest started";
+    util::write_file_atomic(identity_path, identity_json(p, outcome, "", commit));
+    std::fprintf(stderr, "zl: stopped before pytest started\n");
+    return k_exit_interrupted;
+  }
   try {
     result = util::run(spec, tee(stdout), tee(stderr));
   } catch (const util::SpawnFailure& e) {

@@ -284,3 +284,25 @@ def test_a_benchmark_reading_stdin_gets_end_of_file(hostile, tmp_path):
         proc.stdin.close()
     assert proc.returncode == 0
     assert "HOSTILE_STDIN bytes=0" in (run / "run.log").read_text()
+
+
+def test_a_stop_before_pytest_starts_is_recorded_and_starts_nothing(hostile, tmp_path):
+    # zl asks git for FlagGems' commit before pytest starts; this git is slow, so Ctrl-C lands there.
+    bin_dir = tmp_path / "slow-bin"
+    bin_dir.mkdir()
+    marker = tmp_path / "git-started"
+    (bin_dir / "git").write_text(f'#!/bin/sh\ntouch "{marker}"\nsleep 3\nexit 1\n')
+    (bin_dir / "git").chmod(0o755)
+    run = tmp_path / "run"
+    proc = hostile.start(*hostile.run_args("sleepy", run), env={"PATH": f"{bin_dir}:/usr/bin:/bin"})
+    deadline = time.monotonic() + 30
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    finish(proc, 20)
+    assert proc.returncode == 130
+    ident = identity(run)
+    assert ident["status"] == "interrupted" and ident["pytest_exit_code"] is None
+    assert "HOSTILE_STARTED" not in (run / "run.log").read_text()
+    assert hostile.wait_gone(5) == []
+
