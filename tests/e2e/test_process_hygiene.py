@@ -306,3 +306,17 @@ def test_a_stop_before_pytest_starts_is_recorded_and_starts_nothing(hostile, tmp
     assert "HOSTILE_STARTED" not in (run / "run.log").read_text()
     assert hostile.wait_gone(5) == []
 
+
+def test_sigkill_of_zl_ab_ends_its_whole_tree(hostile, tmp_path):
+    out = tmp_path / "ab"
+    proc = hostile.start("ab", "--flaggems", str(HOSTILE), "--op", "lingering", "--axis", "HOSTILE_AXIS", "--values",
+                         "0,1", "--rounds", "1", "--force", "--python", PYTHON, "--out", str(out),
+                         env={"HOSTILE_SLEEP": "300"})
+    deadline = time.monotonic() + 30
+    while not list(out.glob("*/round-1/run.log")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    wait_for(next(out.glob("*/round-1/run.log")), "HOSTILE_STARTED")
+    proc.kill()
+    finish(proc, 10)
+    assert hostile.wait_gone(10) == []
+    assert identity(next(out.glob("*/round-1")))["status"] == "interrupted"
