@@ -226,10 +226,12 @@ ProcessResult run(const SpawnSpec& spec, const std::function<void(std::string_vi
   auto kill_at = Clock::time_point::max();
   bool stopping = false, killed = false, timed_out = false, stop_requested = false;
   int status = 0;
+  bool reaped = false;
   while (true) {
     pipes.pump(k_tick);
     const pid_t w = ::waitpid(pid, &status, WNOHANG);
     if (w == pid || (w < 0 && errno != EINTR)) {
+      reaped = w == pid;
       break;
     }
     const auto now = Clock::now();
@@ -247,7 +249,8 @@ ProcessResult run(const SpawnSpec& spec, const std::function<void(std::string_vi
       ::kill(target, SIGKILL);
     }
   }
-  ProcessResult result = decode_status(status);
+  // Not reaped (someone else waited for it): the status is unknown, never a success.
+  ProcessResult result = reaped ? decode_status(status) : ProcessResult{};
   result.timed_out = timed_out;
   result.stop_requested = stop_requested;
   result.killed = killed;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <csignal>
 #include <string>
+#include <sys/wait.h>
 
 using namespace zl::util;
 
@@ -59,6 +60,16 @@ TEST_CASE("zl::util::run")
     spec.argv = {"true"};
     spec.cwd = "/zl-no-such-folder";
     CHECK_THROWS_AS(run(spec, {}), SpawnFailure);
+  }
+  SUBCASE("a child reaped by someone else has no status, never a success")
+  {
+    SpawnSpec spec;
+    spec.argv = {"true"};
+    spec.on_spawn = [](int pid) {
+      int status;
+      ::waitpid(pid, &status, 0);
+    };
+    CHECK(run(spec, {}).exit_code == -1);
   }
   SUBCASE("the child gets /dev/null for input and default signal dispositions")
   {
