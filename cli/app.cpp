@@ -59,6 +59,8 @@ Exit codes:
   2  usage or configuration error: bad option, backend not loadable or not unique
   3  preflight failure of a run (PREFLIGHT_FAILED check=<name> says which)
   6  zl summary --fail-on-regression found a regression
+  14 zl run: pytest was killed by a signal (zl names it; the identity says crashed)
+  130 zl run, batch, ab: interrupted (Ctrl-C, SIGTERM, SIGHUP)
   70 internal error (a bug in zl: please report it with the command line)
 )";
 

@@ -44,7 +44,14 @@ op's key, or a class key of its benchmark, with a shapes list), replay_from, pyt
 record_log (FlagGems' record-log name must fit 255 bytes), in that order; a failure prints
 PREFLIGHT_FAILED check=<name> and exits 3.
 pytest's exit status passes through (0 passed, 1 failed, 4 usage, 5 no tests), except 2 and 3,
-which become 12 and 13 so they cannot pass for zl's own 2 and 3. Ctrl-C stops pytest and exits 130.
+which become 12 and 13 so they cannot pass for zl's own 2 and 3. pytest killed by a signal
+(SIGSEGV, SIGABRT, ...) exits 14; zl names the signal and the identity records it.
+
+Stopping: Ctrl-C (or SIGTERM, SIGHUP) goes to pytest's whole process group; SIGKILL follows
+after a grace period of 10 s (ZL_STOP_GRACE_S overrides it), at once on a second Ctrl-C; zl
+exits 130 and the identity says interrupted. When pytest exits, what it left running (in its
+process group, or escaped by setsid or a double fork) gets SIGTERM, the grace period, SIGKILL.
+If zl dies, pytest gets SIGKILL.
 
 The run folder (--out, default runs/<UTC time>-<op>-<backend>/) holds run.log, plan.json,
 run_identity.json, shapes.yaml and FlagGems' record log (record.log).

@@ -50,6 +50,7 @@ std::vector<SideRun> run_rounds(const AbSpec& spec, bool& interrupted)
       env.push_back(spec.axis + "=" + r.value);
       child.env = env;
       child.new_process_group = true;
+      child.parent_death_signal = SIGTERM; // if zl ab dies, zl run still ends pytest's tree
       child.on_spawn = [&forwarding](int pid) { forwarding.watch(pid); };
       std::cerr << fmt::format("zl ab: round {}/{} side {} ({}={})\n", round, spec.rounds, side, spec.axis, r.value);
       std::ofstream log(fmt::format("{}/logs/{}-round-{}.log", spec.out_dir, side, round), std::ios::binary);

@@ -187,6 +187,7 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
       child.argv.insert(child.argv.end(), spec.run_args.begin(), spec.run_args.end());
       child.argv.insert(child.argv.end(), {"--op", s.op, "--device", device.uuid, "--out", run_dir});
       child.new_process_group = true;
+      child.parent_death_signal = SIGTERM; // if zl batch dies, zl run still ends pytest's tree
       child.on_spawn = [&slot](int pid) {
         std::lock_guard<std::mutex> lock(slot.m);
         slot.pgid = pid;
@@ -274,7 +275,8 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
         slot.timed_out = true;
         slot.terminated = true;
         ::kill(-slot.pgid, SIGTERM);
-      } else if (spec.timeout_per_op && elapsed > *spec.timeout_per_op + 30 && !slot.killed) {
+      } else if (spec.timeout_per_op && elapsed > *spec.timeout_per_op + std::chrono::duration<double>(util::outer_stop_grace()).count() &&
+                 !slot.killed) {
         slot.killed = true;
         ::kill(-slot.pgid, SIGKILL);
       }

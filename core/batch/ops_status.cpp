@@ -1,5 +1,6 @@
 #include "batch/ops_status.hpp"
 
+#include "run/runner.hpp"
 #include "util/error.hpp"
 #include "util/string.hpp"
 
@@ -136,7 +137,7 @@ std::string status_from_exit(int exit_code, long long rows, bool timed_out, bool
   if (exit_code == 0) {
     return rows > 0 ? "ok" : "no_rows";
   }
-  if (exit_code > 128) {
+  if (exit_code > 128 || exit_code == run::k_exit_benchmark_signaled) {
     return "crashed";
   }
   return "failed";

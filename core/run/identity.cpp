@@ -57,6 +57,7 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   j.field("status", o.status);
   j.nullable("exit_code", o.exit_code);
   j.nullable("pytest_exit_code", o.pytest_exit_code);
+  j.nullable("signal", o.signal);
   j.nullable("error", o.error);
   j.strings("command", p.request.command_line);
   boost::system::error_code ec;

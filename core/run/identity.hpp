@@ -14,7 +14,8 @@ struct Outcome
 {
   std::string status = "running"; // running, ok, failed, no_tests, usage_error, interrupted, crashed, error
   std::optional<int> exit_code;        // zl's
-  std::optional<int> pytest_exit_code; // pytest's own
+  std::optional<int> pytest_exit_code; // pytest's own; none when a signal ended it
+  std::string signal;                  // the signal that ended pytest (SIGSEGV), if one did
   std::string started_at;              // UTC, ISO 8601
   std::string finished_at;
   std::optional<double> duration_s;

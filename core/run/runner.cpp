@@ -102,18 +102,52 @@ std::string collect_record_log(const std::string& run_dir)
   return "";
 }
 
-std::string status_of(int pytest_exit, int signal)
+std::string status_of(int pytest_exit)
 {
-  if (signal != 0) {
-    return "interrupted";
-  }
   switch (pytest_exit) {
   case 0: return "ok";
   case 1: return "failed";
   case 2: return "interrupted";
   case 4: return "usage_error";
   case 5: return "no_tests";
-  default: return pytest_exit > 128 ? "crashed" : "error";
+  default: return "error";
+  }
+}
+
+// How pytest ended, in the identity and in zl's exit status: stopped by zl (interrupted),
+// killed by a signal of its own doing (crashed), or its own exit status.
+void record_end(const util::ProcessResult& r, Outcome& o)
+{
+  if (r.stop_requested) {
+    o.status = "interrupted";
+    o.exit_code = k_exit_interrupted;
+  } else if (r.term_signal != 0) {
+    o.status = "crashed";
+    o.exit_code = k_exit_benchmark_signaled;
+  } else {
+    o.status = status_of(r.exit_code);
+    o.exit_code = map_pytest_exit(r.exit_code);
+  }
+  if (r.term_signal != 0) {
+    o.signal = util::signal_name(r.term_signal);
+  } else {
+    o.pytest_exit_code = r.exit_code;
+  }
+}
+
+// What zl had to do, and how pytest ended when it was not by its own exit.
+void report_end(const util::ProcessResult& r, std::chrono::milliseconds grace)
+{
+  if (r.killed) {
+    std::fprintf(stderr, "zl: pytest's process group did not stop within %.1f s; sent SIGKILL\n",
+                 static_cast<double>(grace.count()) / 1000);
+  }
+  if (r.term_signal != 0 && !r.stop_requested) {
+    std::fprintf(stderr, "zl: pytest was killed by %s (signal %d); the run is recorded as crashed, exit %d\n",
+                 util::signal_name(r.term_signal).c_str(), r.term_signal, k_exit_benchmark_signaled);
+  }
+  if (r.leftovers > 0) {
+    std::fprintf(stderr, "zl: ended %d process(es) the benchmark left running\n", r.leftovers);
   }
 }
 
@@ -126,6 +160,9 @@ int map_pytest_exit(int pytest_exit)
 
 int execute(const Plan& p)
 {
+  // From here to the identity's last write: a stop signal must not end zl before it records
+  // what happened, nor a reader of zl's output that went away (SIGPIPE, ignored meanwhile).
+  util::SignalForwarding forwarding;
   prepare_folder(p);
   const FlaggemsLink link(p);
   Outcome outcome;
@@ -149,7 +186,9 @@ int execute(const Plan& p)
   spec.env = child_environment(p);
   spec.cwd = p.run_dir;
   spec.new_process_group = true;
-  int signal = 0;
+  spec.end_leftovers = true;
+  // Orphans of the benchmark (double fork, setsid) are reparented to zl, which ends them.
+  util::become_subreaper();
   auto tee = [log](std::FILE* out) {
     return [log, out](std::string_view chunk) {
       std::fwrite(chunk.data(), 1, chunk.size(), log);
@@ -160,11 +199,20 @@ int execute(const Plan& p)
   };
   const auto start = std::chrono::steady_clock::now();
   util::ProcessResult result;
+  spec.signals = &forwarding;
+  if (forwarding.count() > 0) {
+    // Stopped before pytest started: start nothing, say so.
+    std::fclose(log);
+    outcome.finished_at = utc_now();
+    outcome.status = "interrupted";
+    outcome.exit_code = k_exit_interrupted;
+    outcome.error = "stopped before pytest started";
+    util::write_file_atomic(identity_path, identity_json(p, outcome, "", commit));
+    std::fprintf(stderr, "zl: stopped before pytest started\n");
+    return k_exit_interrupted;
+  }
   try {
-    util::SignalForwarding forwarding;
-    spec.on_spawn = [&forwarding](int pid) { forwarding.watch(pid); };
     result = util::run(spec, tee(stdout), tee(stderr));
-    signal = forwarding.signal();
   } catch (const util::SpawnFailure& e) {
     std::fclose(log);
     outcome.status = "error";
@@ -177,9 +225,8 @@ int execute(const Plan& p)
 
   outcome.finished_at = utc_now();
   outcome.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  outcome.pytest_exit_code = result.exit_code;
-  outcome.status = status_of(result.exit_code, signal);
-  outcome.exit_code = signal != 0 ? 130 : map_pytest_exit(result.exit_code);
+  record_end(result, outcome);
+  report_end(result, spec.grace);
   outcome.record_log = collect_record_log(p.run_dir);
   if (p.autotune_mode != "off") {
     outcome.autotune = tally_autotune(util::read_file(p.run_dir + "/run.log"));

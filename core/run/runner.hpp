@@ -6,14 +6,21 @@
 
 namespace zl::run {
 
+// zl run's exit status when pytest was stopped by a stop signal (Ctrl-C, SIGTERM, SIGHUP).
+inline constexpr int k_exit_interrupted = 130;
+// zl run's exit status when pytest was killed by a signal zl did not send (SIGSEGV, SIGABRT,
+// an outside SIGKILL): not 128+N, which would read as zl itself crashing.
+inline constexpr int k_exit_benchmark_signaled = 14;
+
 // pytest's exit status as zl reports it: passed through, except pytest's 2 (interrupted or
 // collection errors) and 3 (internal error), which would read as zl's usage error and
 // preflight failure; they become 12 and 13.
 int map_pytest_exit(int pytest_exit);
 
-// Writes the run folder, runs pytest once, and returns zl's exit code. SIGINT and SIGTERM stop
-// pytest's whole process group; the folder still gets run_identity.json (status interrupted)
-// and zl exits 130.
+// Writes the run folder, runs pytest once, and returns zl's exit code. SIGINT, SIGTERM and
+// SIGHUP are passed to pytest's whole process group, SIGKILL follows after the grace period (at
+// once on a second signal); the folder still gets run_identity.json (status interrupted) and zl
+// exits 130. What pytest leaves running is ended once it exits.
 int execute(const Plan& plan);
 
 } // namespace zl::run

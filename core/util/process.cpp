@@ -1,14 +1,15 @@
 #include "util/process.hpp"
 
+#include "util/process_tree.hpp"
+#include "util/signals.hpp"
+
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/stat.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,11 @@ extern char** environ;
 namespace zl::util {
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+// How often zl looks at the child while its pipes are quiet: the latency of noticing an exit
+// whose pipes a leftover holds open, a stop signal, or the end of a grace period.
+constexpr std::chrono::milliseconds k_tick{50};
 
 // Owns a file descriptor; closes it once.
 class Fd
@@ -73,6 +79,97 @@ ProcessResult decode_status(int status)
   return result;
 }
 
+// Makes `fd` the descriptor `target` in the child, without the close-on-exec flag.
+void install(int fd, int target)
+{
+  if (fd == target) {
+    ::fcntl(fd, F_SETFD, 0);
+  } else {
+    ::dup2(fd, target);
+  }
+}
+
+// The child between fork and exec: async-signal-safe calls only (zl may have threads).
+[[noreturn]] void exec_child(const SpawnSpec& spec, pid_t parent, const char* path, char* const* argv,
+                             char* const* envp, int out_fd, int err_fd, int status_fd)
+{
+  if (spec.new_process_group) {
+    ::setpgid(0, 0);
+  }
+  // Die with zl; if zl is already gone, the signal was never armed: leave now.
+  ::prctl(PR_SET_PDEATHSIG, spec.parent_death_signal);
+  if (::getppid() != parent) {
+    ::_exit(127);
+  }
+  const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  install(out_fd, STDOUT_FILENO);
+  install(err_fd, STDERR_FILENO);
+  if (null_fd >= 0) {
+    install(null_fd, STDIN_FILENO);
+  }
+  int error = 0;
+  if (!spec.cwd.empty() && ::chdir(spec.cwd.c_str()) != 0) {
+    error = errno;
+  }
+  // zl's handlers and ignored signals (SIGPIPE) are not the benchmark's.
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  struct sigaction dfl = {};
+  dfl.sa_handler = SIG_DFL;
+  for (int s = 1; s < NSIG; ++s) {
+    ::sigaction(s, &dfl, nullptr);
+  }
+  if (error == 0) {
+    ::execve(path, argv, envp);
+    error = errno;
+  }
+  while (::write(status_fd, &error, sizeof error) < 0 && errno == EINTR) {
+  }
+  ::_exit(127);
+}
+
+// Reads whatever the pipes hold within wait, passing it to the sinks; closes a pipe at its end.
+class Pipes
+{
+public:
+  Pipes(int out, int err, const std::function<void(std::string_view)>& on_out,
+        const std::function<void(std::string_view)>& on_err)
+    : m_fds{{out, POLLIN, 0}, {err, POLLIN, 0}}, m_sinks{&on_out, &on_err}
+  {}
+  bool open() const { return m_fds[0].fd >= 0 || m_fds[1].fd >= 0; }
+  void pump(std::chrono::milliseconds wait)
+  {
+    const int n = ::poll(m_fds, 2, static_cast<int>(std::max<long long>(0, wait.count())));
+    if (n <= 0) {
+      return;
+    }
+    for (size_t i = 0; i < 2; ++i) {
+      if (m_fds[i].fd < 0 || m_fds[i].revents == 0) {
+        continue;
+      }
+      const ssize_t got = ::read(m_fds[i].fd, m_buf, sizeof(m_buf));
+      if (got > 0) {
+        if (*m_sinks[i]) {
+          (*m_sinks[i])(std::string_view(m_buf, static_cast<size_t>(got)));
+        }
+      } else if (got == 0 || errno != EINTR) {
+        m_fds[i].fd = -1;
+      }
+    }
+  }
+
+private:
+  pollfd m_fds[2];
+  const std::function<void(std::string_view)>* m_sinks[2];
+  char m_buf[65536];
+};
+
+int stop_count(const SpawnSpec& spec)
+{
+  return spec.signals != nullptr ? spec.signals->count() : 0;
+}
+
 } // namespace
 
 ProcessResult run(const SpawnSpec& spec, const std::function<void(std::string_view)>& on_stdout,
@@ -81,115 +178,99 @@ ProcessResult run(const SpawnSpec& spec, const std::function<void(std::string_vi
   if (spec.argv.empty()) {
     throw SpawnFailure{EINVAL, "empty command line"};
   }
-  Fd out_read, out_write, err_read, err_write;
+  const auto path = find_program(spec.argv[0]);
+  if (!path) {
+    throw SpawnFailure{ENOENT, fmt::format("cannot run {}: {}", spec.argv[0], std::strerror(ENOENT))};
+  }
+  Fd out_read, out_write, err_read, err_write, status_read, status_write;
   make_pipe(out_read, out_write);
   make_pipe(err_read, err_write);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out_write.get(), STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err_write.get(), STDERR_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  if (!spec.cwd.empty()) {
-    posix_spawn_file_actions_addchdir_np(&actions, spec.cwd.c_str());
-  }
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  if (spec.new_process_group) {
-    flags |= POSIX_SPAWN_SETPGROUP;
-    posix_spawnattr_setpgroup(&attr, 0);
-  }
-  posix_spawnattr_setflags(&attr, flags);
-
+  make_pipe(status_read, status_write);
   auto argv = c_strings(spec.argv);
   std::vector<char*> envp;
   if (spec.env) {
     envp = c_strings(*spec.env);
   }
-  pid_t pid = -1;
-  const int rc = ::posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), spec.env ? envp.data() : environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    throw SpawnFailure{rc, fmt::format("cannot run {}: {}", spec.argv[0], std::strerror(rc))};
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    throw SpawnFailure{errno, fmt::format("cannot run {}: fork: {}", spec.argv[0], std::strerror(errno))};
+  }
+  if (pid == 0) {
+    exec_child(spec, parent, path->c_str(), argv.data(), spec.env ? envp.data() : environ, out_write.get(),
+               err_write.get(), status_write.get());
+  }
+  if (spec.new_process_group) {
+    ::setpgid(pid, pid); // also here, so no signal to the group can come before the child's own call
   }
   out_write.reset();
   err_write.reset();
+  status_write.reset();
+  int exec_error = 0;
+  ssize_t got;
+  while ((got = ::read(status_read.get(), &exec_error, sizeof exec_error)) < 0 && errno == EINTR) {
+  }
+  if (got == sizeof exec_error) {
+    int ignored;
+    while (::waitpid(pid, &ignored, 0) < 0 && errno == EINTR) {
+    }
+    throw SpawnFailure{exec_error, fmt::format("cannot run {}: {}", spec.argv[0], std::strerror(exec_error))};
+  }
   if (spec.on_spawn) {
     spec.on_spawn(pid);
   }
 
-  const auto deadline = spec.timeout ? std::chrono::steady_clock::now() + *spec.timeout
-                                     : std::chrono::steady_clock::time_point::max();
-  bool timed_out = false;
-  pollfd fds[2] = {{out_read.get(), POLLIN, 0}, {err_read.get(), POLLIN, 0}};
-  char buf[16384];
-  while (fds[0].fd >= 0 || fds[1].fd >= 0) {
-    int wait_ms = -1;
-    if (spec.timeout) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) {
-        timed_out = true;
-        ::kill(spec.new_process_group ? -pid : pid, SIGKILL);
-        break;
-      }
-      wait_ms = static_cast<int>(left.count());
-    }
-    const int n = ::poll(fds, 2, wait_ms);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || fds[i].revents == 0) {
-        continue;
-      }
-      const ssize_t got = ::read(fds[i].fd, buf, sizeof(buf));
-      if (got > 0) {
-        const auto& sink = i == 0 ? on_stdout : on_stderr;
-        if (sink) {
-          sink(std::string_view(buf, static_cast<size_t>(got)));
-        }
-      } else if (got == 0 || errno != EINTR) {
-        fds[i].fd = -1;
-      }
-    }
-  }
+  Pipes pipes(out_read.get(), err_read.get(), on_stdout, on_stderr);
+  const auto target = spec.new_process_group ? -pid : pid;
+  const auto deadline = spec.timeout ? Clock::now() + *spec.timeout : Clock::time_point::max();
+  auto kill_at = Clock::time_point::max();
+  bool stopping = false, killed = false, timed_out = false, stop_requested = false;
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  ProcessResult result = decode_status(status);
-  result.timed_out = timed_out;
-  return result;
-}
-
-std::optional<std::string> find_program(std::string_view name)
-{
-  auto executable = [](const std::string& path) {
-    struct stat st{};
-    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
-  };
-  if (name.find('/') != std::string_view::npos) {
-    return executable(std::string(name)) ? std::optional<std::string>(name) : std::nullopt;
-  }
-  const char* path = std::getenv("PATH");
-  std::string_view dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  size_t pos = 0;
-  while (pos <= dirs.size()) {
-    const auto next = std::min(dirs.find(':', pos), dirs.size());
-    std::string dir(dirs.substr(pos, next - pos));
-    const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + std::string(name);
-    if (executable(candidate)) {
-      return candidate;
+  bool reaped = false;
+  while (true) {
+    pipes.pump(k_tick);
+    const pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid || (w < 0 && errno != EINTR)) {
+      reaped = w == pid;
+      break;
     }
-    pos = next + 1;
+    const auto now = Clock::now();
+    const int stops = stop_count(spec);
+    if (!stopping && (stops > 0 || now >= deadline)) {
+      stopping = true;
+      stop_requested = stops > 0;
+      timed_out = !stop_requested;
+      ::kill(target, stop_requested ? spec.signals->signal() : SIGTERM);
+      ::kill(target, SIGCONT); // a stopped benchmark must run to handle it
+      kill_at = now + spec.grace;
+    }
+    if (stopping && !killed && (stops > 1 || now >= kill_at)) {
+      killed = true;
+      ::kill(target, SIGKILL);
+    }
   }
-  return std::nullopt;
+  // Not reaped (someone else waited for it): the status is unknown, never a success.
+  ProcessResult result = reaped ? decode_status(status) : ProcessResult{};
+  result.timed_out = timed_out;
+  result.stop_requested = stop_requested;
+  result.killed = killed;
+
+  // What the child left behind: TERM, the grace period (none when zl already had to kill), KILL.
+  if (spec.new_process_group || spec.end_leftovers) {
+    Leftovers leftovers(spec.new_process_group ? pid : 0, spec.end_leftovers);
+    const auto grace_end = Clock::now() + (killed ? std::chrono::milliseconds(0) : spec.grace);
+    const auto give_up = grace_end + k_drain_limit;
+    while (leftovers.scan() && Clock::now() < give_up) {
+      leftovers.signal(Clock::now() >= grace_end || stop_count(spec) > 1 ? SIGKILL : SIGTERM);
+      pipes.pump(k_tick / 2);
+    }
+    result.leftovers = leftovers.ended();
+  }
+  const auto drain_end = Clock::now() + k_drain_limit;
+  while (pipes.open() && Clock::now() < drain_end) {
+    pipes.pump(std::chrono::duration_cast<std::chrono::milliseconds>(drain_end - Clock::now()));
+  }
+  return result;
 }
 
 } // namespace zl::util

@@ -9,12 +9,15 @@ namespace {
 
 volatile std::sig_atomic_t g_pgid = 0;
 volatile std::sig_atomic_t g_signal = 0;
+volatile std::sig_atomic_t g_count = 0;
 const int k_signals[] = {SIGINT, SIGTERM, SIGHUP};
 struct sigaction g_old[std::size(k_signals)];
+struct sigaction g_old_pipe;
 
 extern "C" void forward(int sig)
 {
   g_signal = sig;
+  g_count = g_count + 1;
   if (g_pgid > 0) {
     ::kill(-g_pgid, sig);
   }
@@ -25,8 +28,12 @@ extern "C" void forward(int sig)
 SignalForwarding::SignalForwarding()
 {
   g_signal = 0;
+  g_count = 0;
   g_pgid = 0;
-  struct sigaction sa{};
+  struct sigaction ignore = {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &g_old_pipe);
+  struct sigaction sa = {};
   sa.sa_handler = forward;
   sigemptyset(&sa.sa_mask);
   for (size_t i = 0; i < std::size(k_signals); ++i) {
@@ -39,6 +46,7 @@ SignalForwarding::~SignalForwarding()
   for (size_t i = 0; i < std::size(k_signals); ++i) {
     ::sigaction(k_signals[i], &g_old[i], nullptr);
   }
+  ::sigaction(SIGPIPE, &g_old_pipe, nullptr);
   g_pgid = 0;
 }
 
@@ -50,6 +58,11 @@ void SignalForwarding::watch(int pgid)
 int SignalForwarding::signal() const
 {
   return g_signal;
+}
+
+int SignalForwarding::count() const
+{
+  return g_count;
 }
 
 } // namespace zl::util

@@ -1,5 +1,7 @@
-// Forwarding SIGINT, SIGTERM and SIGHUP to a child's process group while zl waits for it, so
-// that Ctrl-C stops the whole benchmark tree and zl can still write down what happened.
+// Catching SIGINT, SIGTERM and SIGHUP while zl waits for a child, so that Ctrl-C stops the whole
+// benchmark tree in order (util::run escalates when given SpawnSpec::signals) and zl can still
+// write down what happened. SIGPIPE is ignored meanwhile: a reader of zl's output that goes
+// away (a dead parent) must not kill zl before it has ended its child's tree.
 #pragma once
 
 namespace zl::util {
@@ -12,10 +14,13 @@ public:
   SignalForwarding(const SignalForwarding&) = delete;
   SignalForwarding& operator=(const SignalForwarding&) = delete;
 
-  // The process group to forward to (the child's pid when it leads its group); 0 for none.
+  // A process group the handler itself passes each signal to (the child's pid when it leads
+  // its group); 0 for none. For a child that stops its own tree (a zl child).
   void watch(int pgid);
   // The last signal received since construction, or 0.
   int signal() const;
+  // How many stop signals were received since construction.
+  int count() const;
 };
 
 } // namespace zl::util

@@ -2,7 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <csignal>
 #include <string>
+#include <sys/wait.h>
 
 using namespace zl::util;
 
@@ -24,15 +27,15 @@ TEST_CASE("zl::util::run")
     run(spec, collect(out));
     CHECK(out == "$HOME a;b\n");
   }
-  SUBCASE("a deadline kills the program")
+  SUBCASE("a deadline stops the program, SIGTERM first")
   {
     SpawnSpec spec;
     spec.argv = {"sleep", "10"};
     spec.timeout = std::chrono::milliseconds(100);
     const auto r = run(spec, {});
     CHECK(r.timed_out);
-    CHECK(r.term_signal == 9);
-    CHECK(r.exit_code == 137);
+    CHECK(r.term_signal == SIGTERM);
+    CHECK(r.exit_code == 128 + SIGTERM);
   }
   SUBCASE("environment and working directory are the spec's")
   {
@@ -51,4 +54,89 @@ TEST_CASE("zl::util::run")
     CHECK_FALSE(find_program("zl-no-such-program"));
     CHECK(find_program("sh"));
   }
+  SUBCASE("a directory that cannot be entered is a SpawnFailure, not a child's exit")
+  {
+    SpawnSpec spec;
+    spec.argv = {"true"};
+    spec.cwd = "/zl-no-such-folder";
+    CHECK_THROWS_AS(run(spec, {}), SpawnFailure);
+  }
+  SUBCASE("a child reaped by someone else has no status, never a success")
+  {
+    SpawnSpec spec;
+    spec.argv = {"true"};
+    spec.on_spawn = [](int pid) {
+      int status;
+      ::waitpid(pid, &status, 0);
+    };
+    CHECK(run(spec, {}).exit_code == -1);
+  }
+  SUBCASE("the child gets /dev/null for input and default signal dispositions")
+  {
+    struct sigaction ignore = {}, old = {};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGPIPE, &ignore, &old);
+    SpawnSpec spec;
+    spec.argv = {"sh", "-c", "readlink /proc/self/fd/0; grep SigIgn /proc/self/status"};
+    run(spec, collect(out));
+    ::sigaction(SIGPIPE, &old, nullptr);
+    CHECK(out == "/dev/null\nSigIgn:\t0000000000000000\n");
+  }
+}
+
+TEST_CASE("zl::util::run stops a program in order: TERM to the group, grace, KILL")
+{
+  using namespace std::chrono_literals;
+  const auto start = std::chrono::steady_clock::now();
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+
+  SUBCASE("a program that honours SIGTERM ends by it, without SIGKILL")
+  {
+    SpawnSpec spec;
+    spec.argv = {"sleep", "30"};
+    spec.new_process_group = true;
+    spec.timeout = 100ms;
+    spec.grace = 5000ms;
+    const auto r = run(spec, {});
+    CHECK(r.timed_out);
+    CHECK(r.term_signal == SIGTERM);
+    CHECK_FALSE(r.killed);
+    CHECK(seconds() < 3);
+  }
+  SUBCASE("a program that ignores SIGTERM gets SIGKILL when the grace period ends")
+  {
+    SpawnSpec spec;
+    spec.argv = {"sh", "-c", "trap '' TERM INT; echo ready; while :; do sleep 0.1; done"};
+    spec.new_process_group = true;
+    spec.timeout = 200ms;
+    spec.grace = 300ms;
+    std::string out;
+    const auto r = run(spec, [&](std::string_view c) { out.append(c); });
+    CHECK(out == "ready\n");
+    CHECK(r.timed_out);
+    CHECK(r.killed);
+    CHECK(r.term_signal == SIGKILL);
+    CHECK(seconds() < 4);
+  }
+  SUBCASE("the program's exit ends the wait, though a leftover holds its output open")
+  {
+    SpawnSpec spec;
+    spec.argv = {"sh", "-c", "trap '' TERM; sleep 30 & echo done"};
+    spec.new_process_group = true;
+    spec.grace = 200ms;
+    std::string out;
+    const auto r = run(spec, [&](std::string_view c) { out.append(c); });
+    CHECK(r.exit_code == 0);
+    CHECK(r.term_signal == 0);
+    CHECK(out == "done\n");
+    CHECK(r.leftovers == 1);
+    CHECK(seconds() < 5);
+  }
+}
+
+TEST_CASE("zl::util::signal_name")
+{
+  CHECK(signal_name(SIGSEGV) == "SIGSEGV");
+  CHECK(signal_name(SIGKILL) == "SIGKILL");
+  CHECK(signal_name(1000) == "signal 1000");
 }

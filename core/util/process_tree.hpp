@@ -1,0 +1,33 @@
+// Finding and ending what a finished child left behind, by walking /proc.
+#pragma once
+
+#include <set>
+#include <vector>
+
+namespace zl::util {
+
+// The live members of a finished child's process group and, for a subreaper, the orphans
+// reparented to zl (each with the group it leads). zl's own group is never signalled.
+class Leftovers
+{
+public:
+  // pgid 0: no group to look at; orphans: zl's children count as leftovers (reaped when zombies).
+  Leftovers(int pgid, bool orphans);
+  // Looks again; true while anything is alive.
+  bool scan();
+  // SIGTERM (with SIGCONT, once per process) or SIGKILL to everything the last scan found.
+  void signal(int sig);
+  // How many distinct processes were found.
+  int ended() const { return static_cast<int>(m_seen.size()); }
+
+private:
+  int m_pgid;
+  bool m_orphans;
+  bool m_group_alive = false;
+  bool m_group_termed = false;
+  std::vector<int> m_live_orphans;
+  std::set<int> m_seen;
+  std::set<int> m_termed;
+};
+
+} // namespace zl::util
