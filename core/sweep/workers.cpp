@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -100,6 +101,7 @@ void Sweep::run_workers(std::vector<Worker>& workers) const
       util::SpawnSpec spec;
       spec.argv = argv_for(w);
       spec.env = env;
+      spec.parent_death_signal = SIGTERM; // if zl sweep dies, zl run still ends pytest's tree
       std::FILE* log = std::fopen(w.log.c_str(), "w");
       auto sink = [log](std::string_view chunk) {
         if (log != nullptr) {

@@ -320,3 +320,16 @@ def test_sigkill_of_zl_ab_ends_its_whole_tree(hostile, tmp_path):
     finish(proc, 10)
     assert hostile.wait_gone(10) == []
     assert identity(next(out.glob("*/round-1")))["status"] == "interrupted"
+
+
+def test_sigkill_of_zl_sweep_ends_its_whole_tree(hostile, tmp_path):
+    out = tmp_path / "sweep"
+    proc = hostile.start("sweep", "--flaggems", str(HOSTILE), "--op", "lingering", "--python", PYTHON, "--out",
+                         str(out), env={"HOSTILE_SLEEP": "300"})
+    deadline = time.monotonic() + 30
+    while not list(out.glob("**/run.log")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    wait_for(next(out.glob("**/run.log")), "HOSTILE_STARTED")
+    proc.kill()
+    finish(proc, 10)
+    assert hostile.wait_gone(10) == []
