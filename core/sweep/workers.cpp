@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <csignal>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <mutex>
