@@ -127,41 +127,6 @@ std::vector<results::Run> read(const results::Discovery& found, results::Store* 
   return loaded;
 }
 
-// Runs on both sides of an A/B (the same device and inode): a comparison with itself.
-void refuse_shared_runs(const results::Discovery& a, const results::Discovery& b)
-{
-  std::set<std::pair<std::uint64_t, std::uint64_t>> on_b;
-  for (const auto& s : b.sources) {
-    on_b.insert(s.id);
-  }
-  std::vector<std::string> shared;
-  for (const auto& s : a.sources) {
-    if (on_b.count(s.id) > 0) {
-      shared.push_back(s.path);
-    }
-  }
-  if (shared.empty()) {
-    return;
-  }
-  const auto shown = std::vector<std::string>(
-      shared.begin(), shared.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(5, shared.size())));
-  throw Error(fmt::format("{} run{} {} on both sides: {}{}\nan A/B compares two different sets of runs; name "
-                          "other folders for A and B",
-                          shared.size(), shared.size() == 1 ? "" : "s", shared.size() == 1 ? "is" : "are",
-                          fmt::join(shown, ", "), shared.size() > shown.size() ? ", …" : ""));
-}
-
-std::vector<std::pair<char, results::OpOutcome>> unfinished(char side, const results::Discovery& found)
-{
-  std::vector<std::pair<char, results::OpOutcome>> out;
-  for (const auto& o : found.ops) {
-    if (o.status != "ok") {
-      out.emplace_back(side, o);
-    }
-  }
-  return out;
-}
-
 std::string calibers(const std::vector<results::Run>& runs)
 {
   std::set<std::string> all;
@@ -226,7 +191,7 @@ int cmd_summary(Context&, const Args& args)
   }
   const auto found_a = find({paths[0]});
   const auto found_b = find({paths[1]});
-  refuse_shared_runs(found_a, found_b);
+  results::refuse_shared_runs(found_a, found_b);
   const auto a = read(found_a, store.get());
   const auto b = read(found_b, store.get());
   const bool force = (*vm)["force"].as<bool>();
@@ -246,9 +211,8 @@ int cmd_summary(Context&, const Args& args)
                                     : ""));
   }
   const auto result = results::compare(a, b, options);
-  results::AbView view{paths[0], paths[1], calibers(a), calibers(b), force, options, unfinished('A', found_a)};
-  const auto on_b = unfinished('B', found_b);
-  view.unfinished.insert(view.unfinished.end(), on_b.begin(), on_b.end());
+  results::AbView view{
+      paths[0], paths[1], calibers(a), calibers(b), force, options, results::unfinished_ops(found_a, found_b)};
   std::cout << results::format_ab(result, view, format);
   if (options.fail_on_regression && (!result.regressions.empty() || result.pairings.empty())) {
     std::cerr << (result.pairings.empty()

@@ -7,7 +7,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <map>
+#include <set>
 #include <sys/stat.h>
 #include <tuple>
 
@@ -70,10 +73,12 @@ bool is_attempt(const std::string& name, const std::map<std::string, std::string
                      [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// The run folders below root, at any depth. Links are not followed (neither out of the tree nor
-// back into it), and a folder met again (a bind mount) is skipped: no loop, no run twice.
-void walk(const fs::path& root, Discovery& d, std::map<FileId, std::string>& seen, std::vector<Source>& out)
+// The run folders below root, at any depth, into out. Links are not followed (neither out of the
+// tree nor back into it), and a folder met again (a bind mount, a run already named) is skipped:
+// no loop, no run twice. Returns how many run folders it met, counted or not.
+std::size_t walk(const fs::path& root, Discovery& d, std::map<FileId, std::string>& seen, std::vector<Source>& out)
 {
+  std::size_t met = 0;
   std::vector<fs::path> stack{root};
   while (!stack.empty()) {
     const auto dir = stack.back();
@@ -98,6 +103,7 @@ void walk(const fs::path& root, Discovery& d, std::map<FileId, std::string>& see
         continue;
       }
       const bool run = is_run_folder(path.string());
+      met += run ? 1 : 0;
       if (const auto [at, fresh] = seen.emplace(id_of(st), path.string()); !fresh) {
         if (run) {
           d.notes.push_back(fmt::format("{}: already counted (as {})", path.string(), at->second));
@@ -115,6 +121,7 @@ void walk(const fs::path& root, Discovery& d, std::map<FileId, std::string>& see
       }
     }
   }
+  return met;
 }
 
 } // namespace
@@ -142,7 +149,8 @@ Discovery discover_all(const std::vector<std::string>& paths)
     const fs::path abs = normal_path(given);
     struct stat st = {};
     if (::stat(abs.c_str(), &st) != 0) {
-      throw Error(fmt::format("{} does not exist", given));
+      throw Error(errno == ENOENT ? fmt::format("{} does not exist", given)
+                                  : fmt::format("cannot read {}: {}", given, std::strerror(errno)));
     }
     const bool dir = S_ISDIR(st.st_mode);
     const bool run = dir && is_run_folder(abs.string());
@@ -175,9 +183,7 @@ Discovery discover_all(const std::vector<std::string>& paths)
       d.sources.push_back(std::move(s));
     } else {
       std::vector<Source> found;
-      const auto attempts = d.attempts.size();
-      walk(abs, d, seen, found);
-      if (found.empty() && d.attempts.size() == attempts) {
+      if (walk(abs, d, seen, found) == 0) {
         throw Error(fmt::format(
             "{} holds no run folder (a folder with run_identity.json or run.log) and is not a log file", given));
       }
@@ -185,6 +191,9 @@ Discovery discover_all(const std::vector<std::string>& paths)
       d.sources.insert(d.sources.end(), found.begin(), found.end());
     }
   }
+  // The order of what a folder lists is the file system's: sorted, the output is the same each time.
+  std::sort(d.attempts.begin(), d.attempts.end());
+  std::sort(d.notes.begin(), d.notes.end());
   // One op of one campaign once, however often its campaign was reached.
   std::sort(d.ops.begin(), d.ops.end(), [](const OpOutcome& a, const OpOutcome& b) {
     return std::tie(a.campaign, a.op) < std::tie(b.campaign, b.op);
@@ -194,6 +203,42 @@ Discovery discover_all(const std::vector<std::string>& paths)
                   [](const OpOutcome& a, const OpOutcome& b) { return a.campaign == b.campaign && a.op == b.op; }),
       d.ops.end());
   return d;
+}
+
+void refuse_shared_runs(const Discovery& a, const Discovery& b)
+{
+  std::set<FileId> on_b;
+  for (const auto& s : b.sources) {
+    on_b.insert(s.id);
+  }
+  std::vector<std::string> shared;
+  for (const auto& s : a.sources) {
+    if (on_b.count(s.id) > 0) {
+      shared.push_back(s.path);
+    }
+  }
+  if (shared.empty()) {
+    return;
+  }
+  const std::vector<std::string> shown(
+      shared.begin(), shared.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(5, shared.size())));
+  throw Error(fmt::format("{} run{} {} on both sides: {}{}\nan A/B compares two different sets of runs; name "
+                          "other folders for A and B",
+                          shared.size(), shared.size() == 1 ? "" : "s", shared.size() == 1 ? "is" : "are",
+                          fmt::join(shown, ", "), shared.size() > shown.size() ? ", …" : ""));
+}
+
+std::vector<std::pair<char, OpOutcome>> unfinished_ops(const Discovery& a, const Discovery& b)
+{
+  std::vector<std::pair<char, OpOutcome>> out;
+  for (const auto& [side, found] : {std::make_pair('A', &a), std::make_pair('B', &b)}) {
+    for (const auto& o : found->ops) {
+      if (o.status != "ok") {
+        out.emplace_back(side, o);
+      }
+    }
+  }
+  return out;
 }
 
 std::vector<Source> discover(const std::string& path)

@@ -47,6 +47,13 @@ bool is_run_folder(const std::string& dir);
 // exist or holds no run folder.
 Discovery discover_all(const std::vector<std::string>& paths);
 
+// Throws Error (exit 2) naming the runs that are on both sides of an A/B (the same device and
+// inode): a comparison of runs with themselves.
+void refuse_shared_runs(const Discovery& a, const Discovery& b);
+
+// The ops of each side's campaigns that are not ok: ('A', op), then ('B', op).
+std::vector<std::pair<char, OpOutcome>> unfinished_ops(const Discovery& a, const Discovery& b);
+
 // discover_all for one path, its sources alone.
 std::vector<Source> discover(const std::string& path);
 

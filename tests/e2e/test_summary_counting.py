@@ -69,7 +69,8 @@ def campaign_of_two(root):
 
 def test_a_run_reached_twice_counts_once(zl, tmp_path):
     c = campaign_of_two(tmp_path / "c")
-    for paths in ([c], [c, c], [c, c / "round-1" / "abs"], [c / "round-1" / "abs", c]):
+    for paths in ([c], [c, c], [c, c / "round-1" / "abs"], [c / "round-1" / "abs", c],
+                  [c / "round-1" / "abs", c / "round-1", c]):
         data = summary_json(zl, *paths)
         assert (data["runs"], data["total"]["rows"]) == (2, 4), paths
     proc = zl.run("summary", str(c), str(c / "round-1" / "abs"), check_rc=0)
