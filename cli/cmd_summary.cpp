@@ -25,8 +25,17 @@ constexpr const char* k_usage =
 
 constexpr const char* k_notes = R"(PATH is a run folder (run_identity.json, run.log, record.log), a campaign folder (run
 folders below it, any depth: zl batch's output, or round-1/ round-2/ … of an A/B), or a FlagGems
-log file: the text output (tables) or the record log (--record log). Malformed lines are reported
-on stderr as FILE:LINE: reason and skipped.
+log file: the text output (tables) or the record log (--record log), also from a pipe
+(/dev/stdin, <(…): read whole, up to 1 GiB). A file in which nothing is FlagGems' (empty,
+binary) is an error. Malformed lines are reported on stderr as FILE:LINE: reason and skipped.
+Each run counts once, however often it is reached (PATHs that overlap, links): inside a
+campaign symbolic links are not followed (a link given as PATH is). A run's files are read only
+from inside its folder: a record_log or link that leads out of it is skipped with a warning.
+
+A campaign of zl batch (ops_status.csv): the table gets a STATUS column (the op's status there),
+and an op that did not finish ok (timeout, crashed, interrupted, failed, …) counts one failure
+in a row of its own (DTYPE -): its rows, if any, are partial. Earlier attempts of an op that
+--resume ran again (<op>.attempt-N) are listed, not counted.
 
 Without --ab: per operator and dtype, the rows, the geometric mean of FlagGems' speedup over
 torch with its range, the failures (FAILED rows, FlagGems' failure lines, failed tests), and the
@@ -44,15 +53,21 @@ slower (p < --alpha), same (not significant and within --threshold), noisy (not 
 but further apart).
 
 The caliber of the two sides (backend, level, timer, mode, tuner cache; from run_identity.json,
-for a bare log from its table titles and zl's ZL_RUN header) must agree: otherwise zl names the difference and exits 2;
---force compares anyway and prints the difference above the table.
+for a bare log from its table titles and zl's ZL_RUN header) must agree: otherwise zl names the
+difference and exits 2; a field a side does not say (a FlagGems log without zl's header has no
+backend, timer or tuner cache) is "unknown", never checked, and differs too. --force compares
+anyway and prints the difference above the table. The same runs on both sides are refused (exit
+2). Ops that a side's campaign did not call ok are named above the table.
+
+--format json: version 2 (groups' status, ops, attempts; --ab: unfinished).
 
 The store: without --db nothing is written; the folders are read into memory. --db FILE ingests
 every run into the SQLite store FILE (created, migrated, WAL; a run ingested again is replaced)
 and summarizes from it; with no PATH it summarizes every run FILE holds (zl batch writes one as
 it goes).
 
-Exit codes: 0 done; 2 usage error, unreadable input, or calibers that differ without --force;
+Exit codes: 0 done; 2 usage error, unreadable or unrecognisable input, calibers that differ
+without --force, or the same runs on both sides of --ab;
 6 --fail-on-regression tripped: a pairing slower by more than PCT percent (with rounds: and
 slower by the U test), or nothing was paired at all.
 
@@ -73,16 +88,22 @@ double fraction(const po::variables_map& vm, const char* option, double low, dou
   return v;
 }
 
-std::vector<results::Run> read(const std::vector<std::string>& paths, results::Store* store)
+// What the paths stand for, each run once; what was left out and why goes to stderr.
+results::Discovery find(const std::vector<std::string>& paths)
 {
-  std::vector<results::Source> sources;
-  for (const auto& p : paths) {
-    const auto found = results::discover(p);
-    sources.insert(sources.end(), found.begin(), found.end());
+  auto found = results::discover_all(paths);
+  for (const auto& note : found.notes) {
+    std::cerr << "zl summary: " << note << "\n";
   }
-  auto runs = results::load_all(sources);
+  return found;
+}
+
+std::vector<results::Run> read(const results::Discovery& found, results::Store* store)
+{
+  auto runs = results::load_all(found.sources);
   std::size_t bad = 0;
   for (const auto& r : runs) {
+    results::print_diagnostics(std::cerr, r.warnings);
     results::print_diagnostics(std::cerr, r.diagnostics);
     bad += r.diagnostics.size();
   }
@@ -92,13 +113,18 @@ std::vector<results::Run> read(const std::vector<std::string>& paths, results::S
   if (store == nullptr) {
     return runs;
   }
-  // Through the store, so that what is shown is what it holds.
+  // Through the store, so that what is shown is what it holds (but for the campaign's status of
+  // each run, which the store does not keep).
   std::vector<std::string> stored;
   for (const auto& r : runs) {
     store->ingest(r);
     stored.push_back(r.info.path);
   }
-  return store->load(stored);
+  auto loaded = store->load(stored);
+  for (std::size_t i = 0; i < loaded.size() && i < runs.size(); ++i) {
+    loaded[i].info.campaign_status = runs[i].info.campaign_status;
+  }
+  return loaded;
 }
 
 std::string calibers(const std::vector<results::Run>& runs)
@@ -149,8 +175,11 @@ int cmd_summary(Context&, const Args& args)
     store = std::make_unique<results::Store>((*vm)["db"].as<std::string>());
   }
   if (!ab) {
-    const auto runs = paths.empty() ? store->load() : read(paths, store.get());
-    std::cout << results::format_summary(results::summarize(runs), paths, format);
+    const auto found = paths.empty() ? results::Discovery() : find(paths);
+    const auto runs = paths.empty() ? store->load() : read(found, store.get());
+    auto summary = results::summarize(runs, found.ops);
+    summary.attempts = found.attempts;
+    std::cout << results::format_summary(summary, paths, format);
     return k_exit_ok;
   }
 
@@ -160,20 +189,30 @@ int cmd_summary(Context&, const Args& args)
   if (vm->count("fail-on-regression")) {
     options.fail_on_regression = fraction(*vm, "fail-on-regression", 0, 1e6) / 100;
   }
-  const auto a = read({paths[0]}, store.get());
-  const auto b = read({paths[1]}, store.get());
+  const auto found_a = find({paths[0]});
+  const auto found_b = find({paths[1]});
+  results::refuse_shared_runs(found_a, found_b);
+  const auto a = read(found_a, store.get());
+  const auto b = read(found_b, store.get());
   const bool force = (*vm)["force"].as<bool>();
   if (const auto diffs = results::compare_caliber(a, b); !diffs.empty() && !force) {
     std::string what;
+    bool unknown = false;
     for (const auto& d : diffs) {
       what += fmt::format("\n  {}: A={} B={}", d.field, d.a, d.b);
+      unknown = unknown || d.a.find(results::k_unknown) != std::string::npos ||
+                d.b.find(results::k_unknown) != std::string::npos;
     }
-    throw Error(fmt::format("the two sides differ in caliber:{}\nnumbers of different calibers do not compare; fix "
+    throw Error(fmt::format("the two sides differ in caliber:{}\n{}numbers of different calibers do not compare; fix "
                             "the runs, or compare anyway with --force",
-                            what));
+                            what,
+                            unknown ? "unknown: the side does not say (a FlagGems log without zl's ZL_RUN header, a "
+                                      "run without run_identity.json), so it was never checked\n"
+                                    : ""));
   }
   const auto result = results::compare(a, b, options);
-  results::AbView view{paths[0], paths[1], calibers(a), calibers(b), force, options};
+  results::AbView view{
+      paths[0], paths[1], calibers(a), calibers(b), force, options, results::unfinished_ops(found_a, found_b)};
   std::cout << results::format_ab(result, view, format);
   if (options.fail_on_regression && (!result.regressions.empty() || result.pairings.empty())) {
     std::cerr << (result.pairings.empty()

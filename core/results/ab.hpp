@@ -25,7 +25,11 @@ struct AbOptions
   std::optional<double> fail_on_regression; // fraction: B/A above 1 + this is a regression
 };
 
-// A caliber field on which the sides differ; a side that mixes values differs too.
+// The value of a caliber field a run does not say (a FlagGems log without zl's ZL_RUN header).
+inline constexpr const char* k_unknown = "unknown";
+
+// A caliber field on which the sides differ; a side that mixes values differs too, and a field
+// that is unknown on either side (never checked) differs.
 struct CaliberDiff
 {
   std::string field, a, b; // values, comma-joined where a side holds several

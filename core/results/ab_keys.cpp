@@ -36,6 +36,10 @@ std::vector<CaliberDiff> compare_caliber(const std::vector<Run>& a, const std::v
     for (const auto& r : runs) {
       // A bare log's title may list several levels ("comprehensive,core"): each counts.
       std::string v = r.info.caliber.*f;
+      // A field a run does not say (a bare log has no backend) was never checked: "unknown".
+      if (v.empty()) {
+        out.insert(k_unknown);
+      }
       for (std::size_t start = 0; start < v.size();) {
         const auto comma = std::min(v.find(',', start), v.size());
         out.insert(v.substr(start, comma - start));
@@ -54,11 +58,8 @@ std::vector<CaliberDiff> compare_caliber(const std::vector<Run>& a, const std::v
   std::vector<CaliberDiff> diffs;
   for (const auto& [name, field] : fields) {
     const auto va = values(a, field), vb = values(b, field);
-    // A field one side does not know (a bare log has no backend) cannot be compared.
-    if (va.empty() || vb.empty()) {
-      continue;
-    }
-    if (va != vb || va.size() > 1) {
+    // Unknown on either side is a difference: what was never checked cannot be called equal.
+    if (va != vb || va.size() > 1 || va.count(k_unknown) > 0) {
       diffs.push_back({name, joined(va), joined(vb)});
     }
   }

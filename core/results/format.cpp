@@ -48,7 +48,19 @@ void json_group(util::JsonWriter& j, const GroupSummary& g)
   has_value(g.max_speedup) ? w.Double(g.max_speedup) : w.Null();
   j.field("failed", g.failed);
   j.field("fallback", g.fallback);
+  j.key("status");
+  g.status.empty() ? w.Null() : w.String(g.status.c_str(), static_cast<rapidjson::SizeType>(g.status.size()));
   w.EndObject();
+}
+
+// The ops whose campaign did not call them ok, as "op status, …".
+std::string unfinished(const std::vector<OpOutcome>& ops)
+{
+  std::string out;
+  for (const auto& o : ops) {
+    out += o.status == "ok" ? "" : fmt::format("{}{} {}", out.empty() ? "" : ", ", o.op, o.status);
+  }
+  return out;
 }
 
 } // namespace
@@ -143,6 +155,7 @@ std::string format_summary(const Summary& s, const std::vector<std::string>& pat
     util::JsonWriter j;
     auto& w = j.w();
     w.StartObject();
+    j.field("version", 2); // 2: groups' status, ops, attempts (1 had no version field)
     j.strings("paths", paths);
     j.field("runs", static_cast<unsigned long long>(s.runs));
     j.key("calibers");
@@ -174,6 +187,15 @@ std::string format_summary(const Summary& s, const std::vector<std::string>& pat
       w.EndObject();
     }
     w.EndObject();
+    j.key("ops");
+    w.StartArray();
+    for (const auto& o : s.ops) {
+      w.StartObject();
+      j.field("campaign", o.campaign), j.field("op", o.op), j.field("status", o.status);
+      w.EndObject();
+    }
+    w.EndArray();
+    j.strings("attempts", s.attempts);
     w.EndObject();
     return j.text();
   }
@@ -183,10 +205,19 @@ std::string format_summary(const Summary& s, const std::vector<std::string>& pat
                                             "min_speedup", "max_speedup", "failed", "fallback"}
                  : std::vector<std::string>{"OP", "DTYPE", "ROWS", "SPEEDUP", "MIN", "MAX", "FAILED", "FALLBACK"};
   t.right = {false, false, true, true, true, true, true, true};
+  // A campaign's ops_status.csv gives each op a status: a column of its own, only then.
+  const bool status = !s.ops.empty();
+  if (status) {
+    t.header.push_back(csv ? "status" : "STATUS");
+    t.right.push_back(false);
+  }
   auto add_row = [&](const GroupSummary& g, bool total) {
     t.rows.push_back({g.op, g.dtype.empty() && !total ? "-" : g.dtype, std::to_string(g.rows), fixed(g.geomean_speedup),
                       fixed(g.min_speedup), fixed(g.max_speedup), std::to_string(g.failed),
                       std::to_string(g.fallback)});
+    if (status) {
+      t.rows.back().push_back(total ? "" : g.status.empty() ? "-" : g.status);
+    }
   };
   for (const auto& g : s.groups) {
     add_row(g, false);
@@ -205,6 +236,14 @@ std::string format_summary(const Summary& s, const std::vector<std::string>& pat
   }
   out += "\n" + render(t, f) + "\n";
   out += md ? "" : "SPEEDUP is the geometric mean of torch latency / FlagGems latency over the rows that succeeded.\n";
+  if (const auto ops = unfinished(s.ops); !ops.empty()) {
+    out += fmt::format("{}did not finish ok: {} (STATUS from ops_status.csv; their rows, if any, are partial; "
+                       "each counts one failure)\n",
+                       md ? "\n" : "", ops);
+  }
+  if (!s.attempts.empty()) {
+    out += fmt::format("{}earlier attempts, not counted: {}\n", md ? "\n" : "", fmt::join(s.attempts, ", "));
+  }
   // The two markers the issue names are always counted, so that a zero is visible.
   std::map<std::string, long long> markers = s.markers;
   markers.emplace("BENCHMARK_CAPTURE_POISONED", 0);

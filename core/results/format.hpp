@@ -7,6 +7,7 @@
 #include "results/summary.hpp"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace zl::results {
@@ -39,6 +40,7 @@ struct AbView
   std::string a_caliber, b_caliber; // describe() of each side, " | "-joined when mixed
   bool forced = false;              // --force: compared although the calibers differ
   AbOptions options;
+  std::vector<std::pair<char, OpOutcome>> unfinished = {}; // 'A' or 'B': ops its campaign did not call ok
 };
 
 std::string format_ab(const AbResult& r, const AbView& view, Format f);

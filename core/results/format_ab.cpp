@@ -79,6 +79,7 @@ std::string json(const AbResult& r, const AbView& v)
     has_value(x) ? w.Double(x) : w.Null();
   };
   w.StartObject();
+  j.field("version", 2); // 2: unfinished (1 had no version field)
   j.field("a", v.a_path);
   j.field("b", v.b_path);
   j.field("a_caliber", v.a_caliber);
@@ -90,6 +91,14 @@ std::string json(const AbResult& r, const AbView& v)
   j.field("forced", v.forced);
   j.field("alpha", v.options.alpha);
   j.field("threshold", v.options.threshold);
+  j.key("unfinished");
+  w.StartArray();
+  for (const auto& [side, o] : v.unfinished) {
+    w.StartObject();
+    j.field("side", std::string(1, side)), j.field("op", o.op), j.field("status", o.status);
+    w.EndObject();
+  }
+  w.EndArray();
   j.key("caliber_differences");
   w.StartArray();
   for (const auto& d : r.caliber_diffs) {
@@ -181,6 +190,14 @@ std::string format_ab(const AbResult& r, const AbView& v, Format f)
                      v.a_caliber);
   out += fmt::format("{}B: {} ({}, {}; {})\n", item, v.b_path, counted(r.runs_b, "run"), counted(r.rounds_b, "round"),
                      v.b_caliber);
+  if (!v.unfinished.empty()) {
+    std::vector<std::string> ops;
+    for (const auto& [side, o] : v.unfinished) {
+      ops.push_back(fmt::format("{}: {} ({})", side, o.op, o.status));
+    }
+    out += fmt::format("{}did not finish ok: {} (from ops_status.csv: its rows, if any, are partial)\n", item,
+                       fmt::join(ops, "; "));
+  }
   if (!r.caliber_diffs.empty()) {
     out += fmt::format("\n{}CALIBER DIFFERS, compared anyway (--force):\n", md ? "**" : "");
     for (const auto& d : r.caliber_diffs) {

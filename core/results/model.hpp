@@ -138,7 +138,15 @@ struct RunInfo
   std::string status; // the identity's status: ok, failed, …
   std::optional<double> duration_s;
   std::string device_uuid, device_name, started_at, zl_version;
-  std::string identity_json; // run_identity.json as read; empty for logs
+  std::string identity_json;   // run_identity.json as read; empty for logs
+  std::string campaign_status; // its op's status in its campaign's ops_status.csv; empty: none says
+};
+
+// An op of a campaign as its ops_status.csv tells it (ok, timeout, crashed, pending, …).
+struct OpOutcome
+{
+  std::string campaign; // the campaign folder
+  std::string op, status;
 };
 
 struct Run
@@ -148,6 +156,7 @@ struct Run
   Rows rows;
   std::vector<Marker> markers;
   std::vector<Diagnostic> diagnostics;
+  std::vector<Diagnostic> warnings; // files not read (outside the run folder): not malformed lines
   TextStore text;
 };
 

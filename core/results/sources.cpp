@@ -14,7 +14,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
+#include <limits>
 #include <ostream>
 #include <set>
 #include <sys/stat.h>
@@ -27,48 +27,13 @@ namespace fs = boost::filesystem;
 
 namespace {
 
-// The whole file, in buffer (reused from file to file, so that a campaign does not cost fresh
-// memory for every log); the view is good until the next read into buffer.
-std::string_view read_file(const std::string& path, std::vector<char>& buffer)
-{
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  struct stat st = {};
-  if (fd < 0 || ::fstat(fd, &st) != 0) {
-    const int err = errno;
-    if (fd >= 0) {
-      ::close(fd);
-    }
-    throw Error(fmt::format("cannot read {}: {}", path, std::strerror(err)));
-  }
-  // A pipe has no size: read until the end, growing the buffer.
-  buffer.resize(std::max(buffer.size(), static_cast<std::size_t>(std::max<off_t>(st.st_size, 0)) + 1));
-  std::size_t done = 0;
-  while (true) {
-    if (done == buffer.size()) {
-      buffer.resize(buffer.size() * 2);
-    }
-    const ssize_t n = ::read(fd, buffer.data() + done, buffer.size() - done);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      throw Error(fmt::format("cannot read {}: {}", path, std::strerror(err)));
-    }
-    if (n == 0) {
-      break;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  return {buffer.data(), done};
-}
+// A pipe or a device has no size: it is read whole, up to this.
+constexpr std::size_t k_max_stream = std::size_t{1} << 30;
 
 std::string read_whole(const std::string& path)
 {
   std::vector<char> buffer;
-  return std::string(read_file(path, buffer));
+  return std::string(read_input(path, buffer, 0, true));
 }
 
 // The read buffer of this thread; one that grew for a huge log is not kept.
@@ -162,75 +127,53 @@ void fill_from_log(Run& run, const LogParse& log, const std::vector<RecordEntry>
   run.info.op = run.info.op.empty() ? joined(ops) : run.info.op;
 }
 
-Source::Kind sniff(const std::string& file)
-{
-  // A record log is "[INFO] …" lines; anything else is read as text output. The head is enough.
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    throw Error(fmt::format("cannot read {}: {}", file, std::strerror(errno)));
-  }
-  std::string text(1 << 20, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  const auto first = text.find_first_not_of(" \t\r\n");
-  const bool record = first != std::string::npos && text.compare(first, 7, "[INFO] ") == 0 &&
-                      text.find("\nOperator: ") == std::string::npos;
-  return record ? Source::Kind::record_log : Source::Kind::text_log;
-}
-
-void walk(const fs::path& dir, int depth, std::vector<Source>& out)
-{
-  boost::system::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const auto name = it->path().filename().string();
-    if (name.empty() || name[0] == '.' || !fs::is_directory(it->path(), ec)) {
-      continue;
-    }
-    if (is_run_folder(it->path().string())) {
-      out.push_back({it->path().string(), Source::Kind::run_folder});
-    } else if (depth < 6) {
-      walk(it->path(), depth + 1, out);
-    }
-  }
-}
-
 } // namespace
 
-std::string normal_path(const std::string& path)
+std::string_view read_input(const std::string& path, std::vector<char>& buffer, std::size_t head, bool regular_only)
 {
-  auto p = fs::absolute(path).lexically_normal();
-  // Boost spells a trailing slash as a last component "."
-  return (p.filename() == "." ? p.parent_path() : p).string();
-}
-
-bool is_run_folder(const std::string& dir)
-{
-  boost::system::error_code ec;
-  return fs::is_regular_file(fs::path(dir) / "run_identity.json", ec) ||
-         fs::is_regular_file(fs::path(dir) / "run.log", ec);
-}
-
-std::vector<Source> discover(const std::string& path)
-{
-  boost::system::error_code ec;
-  const fs::path abs = normal_path(path);
-  if (!fs::exists(abs, ec)) {
-    throw Error(fmt::format("{} does not exist", path));
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st = {};
+  if (fd < 0 || ::fstat(fd, &st) != 0) {
+    const int err = errno;
+    if (fd >= 0) {
+      ::close(fd);
+    }
+    throw Error(fmt::format("cannot read {}: {}", path, std::strerror(err)));
   }
-  if (!fs::is_directory(abs, ec)) {
-    return {{abs.string(), sniff(abs.string())}};
+  const bool regular = S_ISREG(st.st_mode);
+  if (regular_only && !regular) {
+    ::close(fd);
+    throw Error(fmt::format("cannot read {}: not a regular file", path));
   }
-  if (is_run_folder(abs.string())) {
-    return {{abs.string(), Source::Kind::run_folder}};
+  const std::size_t size = static_cast<std::size_t>(std::max<off_t>(st.st_size, 0));
+  const std::size_t limit = head > 0 ? head : regular ? std::numeric_limits<std::size_t>::max() : k_max_stream + 1;
+  buffer.resize(std::max(buffer.size(), std::min(size, limit) + 1));
+  std::size_t done = 0;
+  while (done < limit) {
+    if (done == buffer.size()) {
+      buffer.resize(std::min(buffer.size() * 2, limit));
+    }
+    const ssize_t n = ::read(fd, buffer.data() + done, buffer.size() - done);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw Error(fmt::format("cannot read {}: {}", path, std::strerror(err)));
+    }
+    if (n == 0) {
+      break;
+    }
+    done += static_cast<std::size_t>(n);
   }
-  std::vector<Source> out;
-  walk(abs, 1, out);
-  if (out.empty()) {
-    throw Error(
-        fmt::format("{} holds no run folder (a folder with run_identity.json or run.log) and is not a log file", path));
+  ::close(fd);
+  if (head == 0 && !regular && done > k_max_stream) {
+    throw Error(fmt::format("{} gives more than {} MiB: zl reads a pipe or device whole; save it to a file and "
+                            "give the file",
+                            path, k_max_stream >> 20));
   }
-  std::sort(out.begin(), out.end(), [](const Source& a, const Source& b) { return a.path < b.path; });
-  return out;
+  return {buffer.data(), std::min(done, limit)};
 }
 
 Run load(const Source& source, std::shared_ptr<Arena> arena)
@@ -239,22 +182,43 @@ Run load(const Source& source, std::shared_ptr<Arena> arena)
   run.arena = std::move(arena);
   run.text.use(run.arena.get());
   run.info.path = source.path;
+  run.info.campaign_status = source.campaign_status;
   LogParse log;
   std::vector<RecordEntry> entries;
   if (source.kind == Source::Kind::run_folder) {
     run.info.kind = "run";
     const auto dir = fs::path(source.path);
-    if (fs::exists(dir / "run_identity.json")) {
-      read_identity(run, (dir / "run_identity.json").string());
+    boost::system::error_code ec;
+    const auto real_dir = fs::canonical(dir, ec).string() + "/";
+    // A file of the run, when its real path is inside the run folder: another run's rows, or
+    // anything else a link or a path in the identity points at, are not this run's.
+    auto inside = [&](const fs::path& file, const std::string& what) {
+      boost::system::error_code e;
+      if (!fs::exists(file, e)) {
+        return std::string();
+      }
+      const auto real = fs::canonical(file, e).string();
+      if (!e && real.compare(0, real_dir.size(), real_dir) == 0) {
+        return file.string();
+      }
+      run.warnings.push_back({what.empty() ? file.string() : (dir / "run_identity.json").string(), 0,
+                              fmt::format("{}resolves outside the run folder (to {}): not read", what, real)});
+      return std::string();
+    };
+    if (const auto identity = inside(dir / "run_identity.json", ""); !identity.empty()) {
+      read_identity(run, identity);
     }
-    if (fs::exists(dir / "run.log")) {
-      run.info.log_file = (dir / "run.log").string();
-      log = parse_text_log(read_file(run.info.log_file, thread_buffer()), run.info.log_file, run.text, run.diagnostics);
+    run.info.log_file = inside(dir / "run.log", "");
+    if (!run.info.log_file.empty()) {
+      log = parse_text_log(read_input(run.info.log_file, thread_buffer(), 0, true), run.info.log_file, run.text,
+                           run.diagnostics);
     }
-    const auto record = (dir / (run.info.record_file.empty() ? "record.log" : run.info.record_file)).string();
-    run.info.record_file = fs::exists(record) ? record : std::string();
+    const fs::path named = run.info.record_file.empty() ? fs::path("record.log") : fs::path(run.info.record_file);
+    run.info.record_file = inside(named.is_absolute() ? named : dir / named,
+                                  named == "record.log" ? "" : fmt::format("record_log {} ", named.string()));
     if (!run.info.record_file.empty()) {
-      entries = parse_record_log(read_file(record, thread_buffer()), record, run.diagnostics);
+      entries = parse_record_log(read_input(run.info.record_file, thread_buffer(), 0, true), run.info.record_file,
+                                 run.diagnostics);
     }
     std::string timer; // ZL_RUN's, else the identity's; a copy: the marker may not outlive this
     if (log.run_header >= 0) {
@@ -264,15 +228,25 @@ Run load(const Source& source, std::shared_ptr<Arena> arena)
     if (merge_record(log.rows, log.tables, entries, default_timer, run.text, run.info.record_file, run.diagnostics)) {
       number_occurrences(log.rows);
     }
-  } else if (source.kind == Source::Kind::text_log) {
-    run.info.kind = "log";
-    run.info.log_file = source.path;
-    log = parse_text_log(read_file(source.path, thread_buffer()), source.path, run.text, run.diagnostics);
   } else {
-    run.info.kind = "record";
-    run.info.record_file = source.path;
-    entries = parse_record_log(read_file(source.path, thread_buffer()), source.path, run.diagnostics);
-    log.rows = record_rows(entries, run.text);
+    const auto text = source.content ? std::string_view(*source.content) : read_input(source.path, thread_buffer());
+    if (source.kind == Source::Kind::text_log) {
+      run.info.kind = "log";
+      run.info.log_file = source.path;
+      log = parse_text_log(text, source.path, run.text, run.diagnostics);
+    } else {
+      run.info.kind = "record";
+      run.info.record_file = source.path;
+      entries = parse_record_log(text, source.path, run.diagnostics);
+      log.rows = record_rows(entries, run.text);
+    }
+    // A file of which nothing is FlagGems' (empty, binary, another program's) is not 0 rows; a
+    // malformed line of a table or a record log is FlagGems' (and reported).
+    if (log.rows.empty() && log.tables.empty() && log.markers.empty() && entries.empty() && run.diagnostics.empty()) {
+      throw Error(fmt::format("no FlagGems table or record log found in {}: give FlagGems' output (pytest -s), its "
+                              "--record log file, or a run folder",
+                              source.path));
+    }
   }
   fill_from_log(run, log, entries);
   run.rows = std::move(log.rows);

@@ -71,9 +71,19 @@ std::string describe(const Caliber& c)
   return out.empty() ? "unknown" : out;
 }
 
-Summary summarize(const std::vector<Run>& runs)
+std::string status_cell(const std::set<std::string>& statuses)
+{
+  std::string out;
+  for (const auto& v : statuses) {
+    out += v == "ok" ? "" : (out.empty() ? "" : ",") + v;
+  }
+  return out.empty() && !statuses.empty() ? "ok" : out;
+}
+
+Summary summarize(const std::vector<Run>& runs, const std::vector<OpOutcome>& ops)
 {
   Summary s;
+  s.ops = ops;
   s.runs = runs.size();
   // Runs of one campaign repeat few (op, dtype) pairs: a sorted vector beats a map here.
   std::vector<GroupSummary> groups;
@@ -90,12 +100,18 @@ Summary summarize(const std::vector<Run>& runs)
     }
     return *it;
   };
+  // A group's status is that of the runs its rows come from: a campaign op's tables may name
+  // other operators (test_pow prints pow_tensor_scalar, …).
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> statuses;
   for (const auto& run : runs) {
     ++s.calibers[describe(run.info.caliber)];
     GroupSummary* current = nullptr;
     for (const auto& r : run.rows) {
       if (current == nullptr || current->op != r.op() || current->dtype != r.dtype()) {
         current = &find_group(r.op(), r.dtype());
+        if (!run.info.campaign_status.empty()) {
+          statuses[{current->op, current->dtype}].insert(run.info.campaign_status);
+        }
       }
       add(*current, r);
     }
@@ -108,7 +124,16 @@ Summary summarize(const std::vector<Run>& runs)
       }
     }
   }
+  for (const auto& o : ops) {
+    if (o.status != "ok") {
+      ++find_group(o.op, "").failed; // the op itself failed: not a row
+      statuses[{o.op, ""}].insert(o.status);
+    }
+  }
   for (auto& g : groups) {
+    if (const auto it = statuses.find({g.op, g.dtype}); it != statuses.end()) {
+      g.status = status_cell(it->second);
+    }
     finish(g);
     merge(s.total, g);
   }

@@ -106,9 +106,17 @@ TEST_CASE("zl::results::compare_caliber")
   CHECK(diffs[0].a == "graph");
   CHECK(diffs[0].b == "direct");
   CHECK(diffs[1].field == "tuner_cache");
-  // A bare log knows only mode and level: the other fields are not compared.
-  CHECK(compare_caliber(one(log), one(log, {"", "core", "", "kernel", ""})).empty());
-  CHECK(compare_caliber(one(log), one(log, {"", "comprehensive", "", "kernel", ""}))[0].field == "level");
+  // A bare log knows only mode and level: the other fields are unknown, and unknown differs (issue 10.10).
+  diffs = compare_caliber(one(log), one(log, {"", "core", "", "kernel", ""}));
+  REQUIRE(diffs.size() == 3);
+  CHECK(diffs[0].field == "backend");
+  CHECK(diffs[0].a == "cuda");
+  CHECK(diffs[0].b == "unknown");
+  CHECK(diffs[1].field == "timer");
+  CHECK(diffs[2].field == "tuner_cache");
+  const auto bare = one(log, {"", "core", "", "kernel", ""});
+  CHECK(compare_caliber(bare, bare).size() == 3); // unknown on both sides was never checked either
+  CHECK(compare_caliber(one(log), one(log, {"", "comprehensive", "", "kernel", ""}))[1].field == "level");
   // A side that mixes calibers differs even from a side that has them all.
   auto mixed = one(log);
   mixed.push_back(run_of(log, {"cuda", "core", "direct", "kernel", "shared"}));

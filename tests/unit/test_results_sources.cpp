@@ -1,5 +1,7 @@
 #include "results/sources.hpp"
 
+#include "batch/ops_status.hpp"
+
 #include "fixture.hpp"
 #include "results_helpers.hpp"
 #include "temp_dir.hpp"
@@ -49,6 +51,61 @@ TEST_CASE("zl::results::discover")
     boost::filesystem::create_directories(dir / "empty/sub");
     CHECK_THROWS_WITH_AS(discover(dir / "empty"), doctest::Contains("holds no run folder"), zl::Error);
   }
+}
+
+TEST_CASE("zl::results::discover_all: each run once, links not followed, attempts listed (issue 10.11, 10.12)")
+{
+  TempDir dir;
+  const auto log = zl::test::table("abs", "torch.float16", {{"[torch.Size([64])]", 1, 1}});
+  for (const char* run : {"c/abs", "c/mm", "c/abs.attempt-1", "c/deep/a/b/c/d/e/f/g/sub"}) {
+    zl::test::write_run(dir / run, log);
+  }
+  std::vector<zl::batch::OpStatus> ops(2);
+  ops[0].op = "abs", ops[0].status = "ok";
+  ops[1].op = "mm", ops[1].status = "timeout";
+  zl::test::write_text(dir / "c/ops_status.csv", zl::batch::format_ops_status(ops));
+  boost::filesystem::create_symlink(dir / "c/abs", dir / "c/link");
+  boost::filesystem::create_directory_symlink("..", dir / "c/deep/up");
+
+  const auto found = discover_all({dir / "c/abs", dir / "c", dir / "c/"});
+  REQUIRE(found.sources.size() == 3);
+  CHECK(found.sources[0].path == dir / "c/abs");
+  CHECK(found.sources[1].path == dir / "c/deep/a/b/c/d/e/f/g/sub"); // any depth
+  CHECK(found.sources[2].path == dir / "c/mm");
+  CHECK(found.attempts == std::vector<std::string>{dir / "c/abs.attempt-1"});
+  REQUIRE(found.ops.size() == 2);
+  CHECK(found.ops[1].op == "mm");
+  CHECK(found.ops[1].status == "timeout");
+  std::string notes;
+  for (const auto& n : found.notes) {
+    notes += n + "\n";
+  }
+  CHECK(notes.find(dir / "c/link: a symbolic link, not followed") != std::string::npos);
+  CHECK(notes.find(dir / "c/deep/up: a symbolic link, not followed") != std::string::npos);
+  CHECK(notes.find(dir / "c/abs: already counted") != std::string::npos);
+  CHECK(notes.find(dir.path() + "/c: already counted") != std::string::npos);
+  // An attempt named alone is what was asked for; a run folder named alone keeps its op's status.
+  CHECK(discover(dir / "c/abs.attempt-1").size() == 1);
+  const auto mm = discover_all({dir / "c/mm"});
+  REQUIRE(mm.ops.size() == 1);
+  CHECK(mm.ops[0].status == "timeout");
+}
+
+TEST_CASE("zl::results::load: nothing FlagGems' is an error, files outside the run are not read (10.16, 10.17)")
+{
+  TempDir dir;
+  zl::test::write_text(dir / "empty.log", "");
+  CHECK_THROWS_WITH_AS(load({dir / "empty.log", Source::Kind::text_log}),
+                       doctest::Contains("no FlagGems table or record log found in"), zl::Error);
+  boost::filesystem::create_directories(dir / "other");
+  zl::test::write_text(dir / "other/record.log", zl::test::read_fixture("flaggems_output/record.log"));
+  zl::test::write_run(dir / "run", zl::test::read_fixture("flaggems_output/tflops.log"));
+  boost::filesystem::create_symlink(dir / "other/record.log", dir / "run/record.log");
+  const auto run = load({dir / "run", Source::Kind::run_folder});
+  CHECK(run.info.record_file.empty());
+  REQUIRE(run.warnings.size() == 1);
+  CHECK(run.warnings[0].file == dir / "run/record.log");
+  CHECK(run.rows.size() == 5);
 }
 
 TEST_CASE("zl::results::load")

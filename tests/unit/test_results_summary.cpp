@@ -53,3 +53,26 @@ TEST_CASE("zl::results::summarize")
   CHECK(s.markers.count("ZL_TIMER") == 0);
   CHECK(s.calibers.at("backend=cuda level=core timer=graph mode=kernel tuner_cache=shared") == 4);
 }
+
+TEST_CASE("zl::results::summarize: an op its campaign did not call ok (issue 10.18)")
+{
+  auto runs = fixture_runs({"tflops.log"});
+  runs[0].info.campaign_status = "timeout"; // the run of op pow, whose tables name abs
+  const auto s = summarize(runs, {{"c", "pow", "timeout"}, {"c", "mm", "ok"}, {"d", "mm", "crashed"}});
+  std::map<std::string, GroupSummary> by;
+  for (const auto& g : s.groups) {
+    by[g.op + " " + g.dtype] = g;
+  }
+  CHECK(by["abs torch.float16"].rows == 5);
+  CHECK(by["abs torch.float16"].failed == 0);
+  CHECK(by["abs torch.float16"].status == "timeout");
+  CHECK(by["pow "].rows == 0); // the op's own failure is not a row
+  CHECK(by["pow "].failed == 1);
+  CHECK(by["pow "].status == "timeout");
+  CHECK(by["mm "].status == "crashed"); // not ok in one campaign: not ok
+  CHECK(s.total.failed == 2);
+  CHECK(s.total.rows == 5);
+  CHECK(status_cell({"ok"}) == "ok");
+  CHECK(status_cell({"ok", "interrupted", "timeout"}) == "interrupted,timeout");
+  CHECK(status_cell({}).empty());
+}
