@@ -2,6 +2,7 @@
 // spelling of a Size Detail.
 #include "results/ab.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace zl::results {
@@ -62,6 +63,23 @@ std::vector<CaliberDiff> compare_caliber(const std::vector<Run>& a, const std::v
     if (va != vb || va.size() > 1 || va.count(k_unknown) > 0) {
       diffs.push_back({name, joined(va), joined(vb)});
     }
+  }
+  // The arguments after `--` are one value each, commas and all. Runs from before zl recorded
+  // them (and bare logs) do not say them: sides that passed none, as far as they say, agree, so
+  // such folders still compare; what one side passed, a side that does not say cannot match.
+  auto extra = [](const std::vector<Run>& runs) {
+    std::set<std::string> out;
+    for (const auto& r : runs) {
+      out.insert(r.info.extra_args.empty() ? k_unknown : r.info.extra_args);
+    }
+    return out;
+  };
+  const auto quiet = [](const std::set<std::string>& s) {
+    return std::all_of(s.begin(), s.end(), [](const std::string& v) { return v == k_unknown || v == "none"; });
+  };
+  const auto ea = extra(a), eb = extra(b);
+  if (!(quiet(ea) && quiet(eb)) && (ea != eb || ea.size() > 1 || ea.count(k_unknown) > 0)) {
+    diffs.push_back({"pytest_extra_args", joined(ea), joined(eb)});
   }
   return diffs;
 }

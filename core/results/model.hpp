@@ -135,6 +135,9 @@ struct RunInfo
   std::string record_file;
   std::string op; // node.op of the identity, else the ops of the tables
   Caliber caliber;
+  // Part of the caliber too: the pytest arguments given after `--` (the identity's
+  // pytest_extra_args, ZL_RUN's extra_args), "none" or joined by spaces; "" when the run does not say.
+  std::string extra_args;
   std::string status; // the identity's status: ok, failed, …
   std::optional<double> duration_s;
   std::string device_uuid, device_name, started_at, zl_version;

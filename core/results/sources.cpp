@@ -64,6 +64,23 @@ std::string text_at(const rapidjson::Value& v, std::initializer_list<const char*
   return at != nullptr && at->IsString() ? std::string(at->GetString(), at->GetStringLength()) : std::string();
 }
 
+// "none" for an empty pytest_extra_args, the arguments joined by spaces otherwise, "" when the
+// identity predates the field (the arguments were not recorded: unknown).
+std::string extra_args_of(const rapidjson::Value& doc)
+{
+  const auto* args = member(doc, {"pytest_extra_args"});
+  if (args == nullptr || !args->IsArray()) {
+    return {};
+  }
+  std::string out;
+  for (const auto& a : args->GetArray()) {
+    if (a.IsString()) {
+      out += (out.empty() ? "" : " ") + std::string(a.GetString(), a.GetStringLength());
+    }
+  }
+  return out.empty() ? "none" : out;
+}
+
 void read_identity(Run& run, const std::string& file)
 {
   run.info.identity_json = read_whole(file);
@@ -84,6 +101,7 @@ void read_identity(Run& run, const std::string& file)
   auto& i = run.info;
   i.caliber = {text_at(doc, {"backend", "name"}), text_at(doc, {"level"}), text_at(doc, {"timer", "effective"}),
                text_at(doc, {"mode"}), text_at(doc, {"tuner_cache", "mode"})};
+  i.extra_args = extra_args_of(doc);
   i.op = text_at(doc, {"node", "op"});
   i.status = text_at(doc, {"status"});
   if (const auto* d = member(doc, {"duration_s"}); d != nullptr && d->IsNumber()) {
@@ -107,6 +125,7 @@ void fill_from_log(Run& run, const LogParse& log, const std::vector<RecordEntry>
     c.tuner_cache = c.tuner_cache.empty() ? h.get("tuner_cache") : c.tuner_cache;
     c.level = c.level.empty() ? h.get("level") : c.level;
     c.mode = c.mode.empty() ? h.get("mode") : c.mode;
+    run.info.extra_args = run.info.extra_args.empty() ? h.get("extra_args") : run.info.extra_args;
   }
   std::set<std::string> modes, levels, ops;
   for (const auto& t : log.tables) {
@@ -128,6 +147,13 @@ void fill_from_log(Run& run, const LogParse& log, const std::vector<RecordEntry>
 }
 
 } // namespace
+
+std::string identity_extra_args(std::string_view identity_json)
+{
+  rapidjson::Document doc;
+  doc.Parse(identity_json.data(), identity_json.size());
+  return doc.HasParseError() || !doc.IsObject() ? std::string() : extra_args_of(doc);
+}
 
 std::string_view read_input(const std::string& path, std::vector<char>& buffer, std::size_t head, bool regular_only)
 {

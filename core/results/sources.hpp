@@ -36,6 +36,9 @@ struct Discovery
 // The absolute, normal form zl keeps a path in (no trailing slash): the key of a run in the store.
 std::string normal_path(const std::string& path);
 
+// The caliber's extra_args (model.hpp) of a stored run_identity.json; "" when it does not say.
+std::string identity_extra_args(std::string_view identity_json);
+
 // A folder holding run_identity.json or run.log.
 bool is_run_folder(const std::string& dir);
 

@@ -35,6 +35,7 @@ std::string run_header(const Plan& p)
     {"tuner_entries_before", p.tuner_cache.entries_before ? std::to_string(*p.tuner_cache.entries_before) : "unknown"},
     {"autotune", p.autotune_mode},
     {"node", p.node.node},
+    {"extra_args", p.request.extra_args.empty() ? "none" : util::join(p.request.extra_args, " ")},
     {"run_dir", p.run_dir}};
   std::string line = "ZL_RUN";
   for (const auto& [k, v] : fields) {

@@ -78,6 +78,19 @@ def test_pass_through_options_zl_leaves_alone_run_and_are_recorded(zl, tmp_path)
     assert all("mode=kernel,level=core" in t for t in tables(out))
 
 
+def test_ab_tells_runs_apart_by_their_pass_through_arguments(zl, tmp_path):
+    # What a pass-through argument changed (FlagGems' --warmup, --iter) is part of the caliber.
+    base = ["run", "--flaggems", str(CORPUS), "--op", "abs", "--python", PYTHON]
+    zl.run(*base, "--out", str(tmp_path / "a" / "abs"), check_rc=0)
+    zl.run(*base, "--out", str(tmp_path / "b" / "abs"), "--", "--tb=short", check_rc=0)
+    assert " extra_args=none " in (tmp_path / "a" / "abs" / "run.log").read_text().splitlines()[0] + " "
+    proc = zl.run("summary", "--ab", str(tmp_path / "a"), str(tmp_path / "b"), check_rc=2)
+    assert "pytest_extra_args: A=none B=--tb=short" in proc.stderr
+    zl.run("summary", "--ab", str(tmp_path / "a"), str(tmp_path / "b"), "--force", check_rc=0)
+    zl.run(*base, "--out", str(tmp_path / "c" / "abs"), check_rc=0)
+    zl.run("summary", "--ab", str(tmp_path / "a"), str(tmp_path / "c"), check_rc=0)
+
+
 def test_pytest_addopts_does_not_reach_pytest(zl, tmp_path):
     out = tmp_path / "r"
     zl.run("run", "--flaggems", str(CORPUS), "--op", "abs", "--python", PYTHON, "--out", str(out),

@@ -125,6 +125,28 @@ TEST_CASE("zl::results::compare_caliber")
   CHECK(diffs[0].a == "direct,graph");
 }
 
+TEST_CASE("zl::results::compare_caliber: the arguments after --")
+{
+  const std::string log = table("abs", "torch.float16", {{s64, 1, 1}});
+  auto with = [&](const std::string& extra_args) {
+    auto runs = one(log);
+    runs[0].info.extra_args = extra_args;
+    return runs;
+  };
+  CHECK(compare_caliber(with("none"), with("none")).empty());
+  CHECK(compare_caliber(with("--warmup 5"), with("--warmup 5")).empty());
+  CHECK(compare_caliber(with("none"), with("")).empty()); // "": a run from before zl recorded them
+  auto diffs = compare_caliber(with("none"), with("--warmup 5"));
+  REQUIRE(diffs.size() == 1);
+  CHECK(diffs[0].field == "pytest_extra_args");
+  CHECK(diffs[0].a == "none");
+  CHECK(diffs[0].b == "--warmup 5");
+  diffs = compare_caliber(with(""), with("--warmup 5")); // what one side passed, the other cannot deny
+  REQUIRE(diffs.size() == 1);
+  CHECK(diffs[0].a == "unknown");
+  CHECK(compare_caliber(with("--x=a,b"), with("--x=a,b")).empty()); // commas do not split the value
+}
+
 TEST_CASE("zl::results::compare: rounds give U-test verdicts")
 {
   const auto base = rounds({1.00, 1.01, 0.99, 1.02, 0.98});
