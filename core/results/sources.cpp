@@ -3,6 +3,7 @@
 #include "results/record_log.hpp"
 #include "results/table_parser.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
 
 #include <boost/filesystem.hpp>
 #include <fmt/format.h>
@@ -14,7 +15,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
 #include <ostream>
 #include <set>
 #include <sys/stat.h>
@@ -31,7 +31,7 @@ namespace {
 // memory for every log); the view is good until the next read into buffer.
 std::string_view read_file(const std::string& path, std::vector<char>& buffer)
 {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = util::open_regular(path);
   struct stat st = {};
   if (fd < 0 || ::fstat(fd, &st) != 0) {
     const int err = errno;
@@ -45,6 +45,10 @@ std::string_view read_file(const std::string& path, std::vector<char>& buffer)
   std::size_t done = 0;
   while (true) {
     if (done == buffer.size()) {
+      if (done > util::k_log_limit) {
+        ::close(fd);
+        throw Error(fmt::format("cannot read {}: it is larger than {}", path, util::k_log_limit));
+      }
       buffer.resize(buffer.size() * 2);
     }
     const ssize_t n = ::read(fd, buffer.data() + done, buffer.size() - done);
@@ -67,8 +71,7 @@ std::string_view read_file(const std::string& path, std::vector<char>& buffer)
 
 std::string read_whole(const std::string& path)
 {
-  std::vector<char> buffer;
-  return std::string(read_file(path, buffer));
+  return util::read_file(path);
 }
 
 // The read buffer of this thread; one that grew for a huge log is not kept.
@@ -165,13 +168,7 @@ void fill_from_log(Run& run, const LogParse& log, const std::vector<RecordEntry>
 Source::Kind sniff(const std::string& file)
 {
   // A record log is "[INFO] …" lines; anything else is read as text output. The head is enough.
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    throw Error(fmt::format("cannot read {}: {}", file, std::strerror(errno)));
-  }
-  std::string text(1 << 20, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
+  const auto text = util::read_head(file, 1 << 20);
   const auto first = text.find_first_not_of(" \t\r\n");
   const bool record = first != std::string::npos && text.compare(first, 7, "[INFO] ") == 0 &&
                       text.find("\nOperator: ") == std::string::npos;
@@ -198,7 +195,7 @@ void walk(const fs::path& dir, int depth, std::vector<Source>& out)
 
 std::string normal_path(const std::string& path)
 {
-  auto p = fs::absolute(path).lexically_normal();
+  const fs::path p(util::absolute(path));
   // Boost spells a trailing slash as a last component "."
   return (p.filename() == "." ? p.parent_path() : p).string();
 }
@@ -251,7 +248,9 @@ Run load(const Source& source, std::shared_ptr<Arena> arena)
       run.info.log_file = (dir / "run.log").string();
       log = parse_text_log(read_file(run.info.log_file, thread_buffer()), run.info.log_file, run.text, run.diagnostics);
     }
-    const auto record = (dir / (run.info.record_file.empty() ? "record.log" : run.info.record_file)).string();
+    const auto record =
+        util::resolve_inside(source.path, run.info.record_file.empty() ? "record.log" : run.info.record_file,
+                             "the record_log of its identity");
     run.info.record_file = fs::exists(record) ? record : std::string();
     if (!run.info.record_file.empty()) {
       entries = parse_record_log(read_file(record, thread_buffer()), record, run.diagnostics);
