@@ -8,8 +8,13 @@
 #include <fmt/format.h>
 #include <zl/version.hpp>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
 #include <iostream>
+#include <unistd.h>
 
 namespace zl::cli {
 
@@ -44,7 +49,8 @@ Backends:
   beside the zl binary, then the build tree. --backend NAME (else ZL_BACKEND) picks one by name
   or alias; without either, zl uses the one backend that finds devices, or the host backend
   when none does. A backend that cannot be loaded stops zl with the reason; zl never falls back
-  to another backend on its own.
+  to another backend on its own. A module is refused when anyone but you or root owns, or others
+  can write, the file or a folder above it (a sticky folder like /tmp is safe for your entries).
 
 Examples:
   zl run --flaggems corpus --op abs    the bundled sample corpus on the host backend
@@ -60,6 +66,8 @@ Exit codes:
   3  preflight failure of a run (PREFLIGHT_FAILED check=<name> says which)
   6  zl summary --fail-on-regression found a regression
   70 internal error (a bug in zl: please report it with the command line)
+  74 the output could not be written (standard output closed or its disk full); the reason is
+     on stderr. A pipe whose reader stopped early (zl ... | head) is not an error.
 )";
 
 void print_help(std::ostream& out)
@@ -97,6 +105,53 @@ const Command& find_command(const std::string& name)
   }
   throw Error(fmt::format("unknown command '{}'{}; `zl --help` lists the commands", name,
                           suggestion.empty() ? "" : fmt::format(" (did you mean '{}'?)", suggestion)));
+}
+
+// A closed standard descriptor would be taken by the next file zl opens, and the output meant
+// for the terminal would land in a run folder's file: put /dev/null there. Returns whether
+// standard output was closed.
+bool occupy_closed_std_fds()
+{
+  bool stdout_closed = false;
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+      stdout_closed = stdout_closed || fd == 1;
+      const int null = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+      if (null >= 0 && null != fd) {
+        ::dup2(null, fd);
+        ::close(null);
+      }
+    }
+  }
+  return stdout_closed;
+}
+
+// Every write to standard output is checked here, once: the stream's state, then the flush and
+// the close, which report what the buffered writes met (a full disk, a closed descriptor). A
+// pipe whose reader left (EPIPE, when SIGPIPE is ignored) stays quiet, as in most tools.
+// A failure turns success into k_exit_output; a command's own failure code is kept.
+int finish_stdout(int rc, bool stdout_was_closed)
+{
+  std::cout.flush();
+  int err = stdout_was_closed ? EBADF : 0;
+  if (err == 0 && (!std::cout.good() || std::ferror(stdout) != 0)) {
+    err = errno != 0 ? errno : EIO;
+  }
+  errno = 0;
+  if (std::fflush(stdout) != 0 && err == 0) {
+    err = errno != 0 ? errno : EIO;
+  }
+  errno = 0;
+  if (std::fclose(stdout) != 0 && err == 0) {
+    err = errno != 0 ? errno : EIO;
+  }
+  if (err == 0 || err == EPIPE) {
+    return rc;
+  }
+  std::cerr << fmt::format("zl: error: cannot write the output to standard output: {}; what it shows is missing "
+                           "or cut\n",
+                           err == EBADF ? "it is closed" : std::strerror(err));
+  return rc == k_exit_ok ? k_exit_output : rc;
 }
 
 int run(int argc, char** argv)
@@ -168,15 +223,18 @@ loader::Selection Context::select_backend()
 
 int main(int argc, char** argv)
 {
+  const bool stdout_was_closed = occupy_closed_std_fds();
+  int rc = k_exit_internal;
   try {
-    return run(argc, argv);
+    rc = run(argc, argv);
   } catch (const Error& e) {
     std::cerr << "zl: error: " << e.what() << "\n";
-    return e.exit_code();
+    rc = e.exit_code();
   } catch (const std::exception& e) {
     std::cerr << "zl: internal error: " << e.what() << "\n";
-    return k_exit_internal;
+    rc = k_exit_internal;
   }
+  return finish_stdout(rc, stdout_was_closed);
 }
 
 } // namespace zl::cli
