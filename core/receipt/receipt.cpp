@@ -13,7 +13,10 @@
 #include <zl/version.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <set>
+#include <sys/stat.h>
 
 namespace zl::receipt {
 
@@ -25,8 +28,8 @@ namespace {
 bool excluded(const fs::path& p)
 {
   const auto name = p.filename().string();
-  return name == "receipt.json" || p.extension() == ".sqlite" || name.find(".sqlite-") != std::string::npos ||
-         name.find(".tmp-") != std::string::npos;
+  return name.compare(0, 12, "receipt.json") == 0 || p.extension() == ".sqlite" ||
+         name.find(".sqlite-") != std::string::npos || name.find(".tmp-") != std::string::npos;
 }
 
 rapidjson::Document read_json(const std::string& path)
@@ -55,7 +58,7 @@ std::vector<std::string> find_runs(const fs::path& folder)
     if (it.depth() > 2) {
       it.disable_recursion_pending();
     } else if (it->path().filename() == "run_identity.json") {
-      runs.push_back(fs::relative(it->path().parent_path(), folder).string());
+      runs.push_back(it->path().parent_path().lexically_relative(folder).string());
     }
   }
   std::sort(runs.begin(), runs.end());
@@ -69,7 +72,7 @@ std::vector<std::string> result_files(const fs::path& root)
   std::vector<std::string> files;
   boost::system::error_code ec;
   for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-    const auto rel = fs::relative(it->path(), root).string();
+    const auto rel = it->path().lexically_relative(root).string();
     if (fs::is_regular_file(it->path()) && !excluded(it->path()) && rel[0] != '.' &&
         rel.find("/.") == std::string::npos) {
       files.push_back(rel);
@@ -79,12 +82,13 @@ std::vector<std::string> result_files(const fs::path& root)
   return files;
 }
 
+// Harness files are named by the runs' identities and plans; their digests come later.
 void add_harness(Receipt& r, std::set<std::string>& seen, const std::string& role, const std::string& path)
 {
-  if (path.empty() || !seen.insert(path).second || !fs::is_regular_file(path)) {
+  if (path.empty() || !fs::path(path).is_absolute() || !seen.insert(path).second) {
     return;
   }
-  r.harness.push_back({role, path, sha256_file(path)});
+  r.harness.push_back({role, path, ""});
 }
 
 // The plugin files a run loaded: each -p module and zl_plan, found along its PYTHONPATH.
@@ -111,7 +115,10 @@ void add_plugins(Receipt& r, std::set<std::string>& seen, const rapidjson::Docum
 
 } // namespace
 
-Receipt make_receipt(const std::string& folder)
+namespace {
+
+// The runs and the harness files their identities and plans name, without digests.
+Receipt harness_of(const std::string& folder)
 {
   Receipt r;
   r.campaign = util::absolute(folder);
@@ -136,10 +143,58 @@ Receipt make_receipt(const std::string& folder)
       add_harness(r, seen, "shapes", str(plan, "shape_source"));
     }
   }
+  return r;
+}
+
+} // namespace
+
+Receipt make_receipt(const std::string& folder)
+{
+  auto r = harness_of(folder);
+  // Only the harness files still there (a run may name a module since removed).
+  r.harness.erase(std::remove_if(r.harness.begin(), r.harness.end(),
+                                 [](const Entry& e) {
+                                   boost::system::error_code ec;
+                                   return !fs::is_regular_file(e.path, ec);
+                                 }),
+                  r.harness.end());
+  for (auto& e : r.harness) {
+    e.sha256 = sha256_file(e.path);
+  }
+  const fs::path root(r.campaign);
   for (const auto& rel : result_files(root)) {
-    r.results.push_back({"result", rel, sha256_file((root / rel).string())});
+    // A link leading out of the folder is not a result of it: refused, never read.
+    r.results.push_back({"result", rel, sha256_file(util::resolve_inside(r.campaign, rel, "the result file"))});
   }
   return r;
+}
+
+std::string write_receipt(const Receipt& r, bool force)
+{
+  const auto path = r.campaign + "/receipt.json";
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (!force) {
+      throw Error(fmt::format("{} exists already; `zl receipt --verify {}` checks it, and --force writes a new "
+                              "one (the old one is kept as receipt.json.N)",
+                              util::printable(path), util::printable(r.campaign)));
+    }
+    std::string kept;
+    for (int n = 1;; ++n) {
+      kept = fmt::format("{}.{}", path, n);
+      if (::lstat(kept.c_str(), &st) != 0) {
+        break;
+      }
+    }
+    if (::rename(path.c_str(), kept.c_str()) != 0) {
+      throw Error(
+          fmt::format("cannot move {} to {}: {}", util::printable(path), util::printable(kept), std::strerror(errno)));
+    }
+    util::write_file_atomic(path, receipt_json(r));
+    return kept;
+  }
+  util::write_file_atomic(path, receipt_json(r));
+  return {};
 }
 
 std::string receipt_json(const Receipt& r)
@@ -181,10 +236,23 @@ std::vector<Mismatch> verify_receipt(const std::string& folder, std::vector<std:
 {
   const fs::path root(util::absolute(folder));
   const auto path = (root / "receipt.json").string();
-  if (!fs::exists(path)) {
-    throw Error(fmt::format("{} has no receipt.json; write one with `zl receipt {}`", root.string(), folder));
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) != 0) {
+    throw Error(fmt::format("{} has no receipt.json; write one with `zl receipt {}`", util::printable(root.string()),
+                            util::printable(folder)));
   }
   const auto doc = read_json(path);
+  // The only harness files zl will read: those the folder's identities and plans name. A
+  // receipt naming another file (an edited one) gets it refused, never read.
+  std::set<std::string> harness;
+  try {
+    for (const auto& e : harness_of(root.string()).harness) {
+      harness.insert(e.path);
+    }
+  } catch (const Error&) {
+    // No run left, or an identity damaged: every harness entry is refused below, and the
+    // result entries say what is missing.
+  }
   std::vector<Mismatch> out;
   std::set<std::string> known;
   for (const char* section : {"harness", "results"}) {
@@ -194,9 +262,23 @@ std::vector<Mismatch> verify_receipt(const std::string& folder, std::vector<std:
     for (const auto& e : doc[section].GetArray()) {
       const auto role = str(e, "role");
       const auto rel = str(e, "path");
-      const auto file = std::string(section) == "harness" ? rel : (root / rel).string();
       known.insert(rel);
-      if (!fs::exists(file)) {
+      std::string file;
+      try {
+        if (std::string(section) == "results") {
+          file = util::resolve_inside(root.string(), rel, "the result entry");
+        } else if (harness.count(rel) == 0) {
+          throw Error(fmt::format("the harness entry {} is not a file that a run's identity or plan in {} names; "
+                                  "the receipt was edited",
+                                  util::printable(rel), util::printable(root.string())));
+        } else {
+          file = rel;
+        }
+      } catch (const Error& err) {
+        out.push_back({"refused", role, rel, str(e, "sha256"), err.what()});
+        continue;
+      }
+      if (::lstat(file.c_str(), &st) != 0) {
         out.push_back({"missing", role, rel, str(e, "sha256"), ""});
         continue;
       }
