@@ -13,6 +13,7 @@
 #include <zl/version.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <set>
@@ -82,10 +83,41 @@ std::vector<std::string> result_files(const fs::path& root)
   return files;
 }
 
+// Why path cannot be the harness file of role, by its name and first bytes; empty when it can.
+// The identity and plan are documents anyone could edit: they must not make zl hash (and so
+// reveal a digest of) any file at all.
+std::string implausible(const std::string& role, const std::string& path)
+{
+  const fs::path p(path);
+  const auto name = p.filename().string();
+  const bool elf_role = role == "zl" || role.compare(0, 8, "backend:") == 0;
+  if (role.compare(0, 8, "backend:") == 0 && (name.compare(0, 14, "libzl_backend_") != 0 || p.extension() != ".so")) {
+    return "a backend module is named libzl_backend_<name>.so";
+  }
+  if (role == "shapes" && p.extension() != ".yaml" && p.extension() != ".yml") {
+    return "a shape file is a .yaml file";
+  }
+  if (elf_role) {
+    try {
+      if (util::read_head(path, 4) != std::string("\177ELF")) {
+        return "it is not an ELF file";
+      }
+    } catch (const Error&) {
+      return {}; // absent or unreadable: said when it is hashed
+    }
+  }
+  return {};
+}
+
 // Harness files are named by the runs' identities and plans; their digests come later.
 void add_harness(Receipt& r, std::set<std::string>& seen, const std::string& role, const std::string& path)
 {
-  if (path.empty() || !fs::path(path).is_absolute() || !seen.insert(path).second) {
+  if (path.empty() || !seen.insert(path).second) {
+    return;
+  }
+  const auto why = fs::path(path).is_absolute() ? implausible(role, path) : "it is not an absolute path";
+  if (!why.empty()) {
+    r.rejected.push_back(fmt::format("{} as {} ({})", util::printable(path), role, why));
     return;
   }
   r.harness.push_back({role, path, ""});
@@ -94,13 +126,21 @@ void add_harness(Receipt& r, std::set<std::string>& seen, const std::string& rol
 // The plugin files a run loaded: each -p module and zl_plan, found along its PYTHONPATH.
 void add_plugins(Receipt& r, std::set<std::string>& seen, const rapidjson::Document& plan)
 {
-  if (!plan.HasMember("env_set") || !plan.HasMember("plugins") || !plan["plugins"].IsArray()) {
+  if (!plan.HasMember("env_set") || !plan["env_set"].IsObject() || !plan.HasMember("plugins") ||
+      !plan["plugins"].IsArray()) {
     return;
   }
   const auto dirs = util::split(str(plan["env_set"], "PYTHONPATH"), ':');
   std::vector<std::string> modules = {"zl_plan"};
   for (const auto& p : plan["plugins"].GetArray()) {
-    modules.emplace_back(p.GetString());
+    const std::string m = p.IsString() ? p.GetString() : "";
+    // A Python module name, never a path.
+    if (m.empty() || !std::all_of(m.begin(), m.end(),
+                                  [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; })) {
+      r.rejected.push_back(fmt::format("plugin {} (not a Python module name)", util::printable(m)));
+      continue;
+    }
+    modules.push_back(m);
   }
   for (const auto& m : modules) {
     for (const auto& d : dirs) {
@@ -151,6 +191,11 @@ Receipt harness_of(const std::string& folder)
 Receipt make_receipt(const std::string& folder)
 {
   auto r = harness_of(folder);
+  if (!r.rejected.empty()) {
+    throw Error(fmt::format("the identities or plans in {} name harness files that cannot be ones: {}; the folder "
+                            "was edited after the run, so no receipt is written",
+                            util::printable(r.campaign), util::join(r.rejected, "; ")));
+  }
   // Only the harness files still there (a run may name a module since removed).
   r.harness.erase(std::remove_if(r.harness.begin(), r.harness.end(),
                                  [](const Entry& e) {

@@ -21,6 +21,7 @@ struct Receipt
   std::vector<std::string> run_dirs; // relative to campaign ("." for a single run)
   std::vector<Entry> harness;
   std::vector<Entry> results;
+  std::vector<std::string> rejected; // harness paths named by a run that cannot be harness files
 };
 
 // Finds the run folders (a run folder itself, or a campaign folder holding them) and hashes

@@ -343,3 +343,21 @@ def test_echoed_paths_are_escaped(zl, tmp_path):
     proc = zl.run("batch", "--ops-file", str(bad / "ops"), "--flaggems", str(CORPUS), "--python", PYTHON,
                   "--out", str(tmp_path / "out"), check_rc=2)
     assert "\x1b" not in proc.stderr and "a\\x1b[2Jb/ops: it is a FIFO" in proc.stderr
+
+
+def test_identity_cannot_make_receipt_hash_any_file(zl, tmp_path):
+    secret = tmp_path / "secret"
+    secret.write_text("password\n")
+    for identity in ({"zl_binary": str(secret)}, {"backend": {"name": "cpu", "module": str(secret)}},
+                     {"zl_binary": "../secret"}):
+        run = write_run(tmp_path / f"run{len(list(tmp_path.iterdir()))}", identity)
+        proc = zl.run("receipt", str(run), check_rc=2)
+        assert "name harness files that cannot be ones" in proc.stderr and "so no receipt is written" in proc.stderr
+        assert not (run / "receipt.json").exists()
+    run = write_run(tmp_path / "plan")
+    (run / "plan.json").write_text(json.dumps({"env_set": {"PYTHONPATH": str(tmp_path)}, "plugins": [1, "../secret"],
+                                               "shape_source": str(secret)}))
+    proc = zl.run("receipt", str(run), check_rc=2)
+    assert "plugin 1 (not a Python module name)" not in proc.stderr  # a number is not echoed as a name
+    assert "plugin ../secret (not a Python module name)" in proc.stderr
+    assert f"{secret} as shapes (a shape file is a .yaml file)" in proc.stderr
