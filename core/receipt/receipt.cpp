@@ -33,12 +33,39 @@ bool excluded(const fs::path& p)
          name.find(".sqlite-") != std::string::npos || name.find(".tmp-") != std::string::npos;
 }
 
+// How deep arrays and objects nest in v, counted without recursion.
+size_t depth(const rapidjson::Value& v)
+{
+  size_t deepest = 0;
+  std::vector<std::pair<const rapidjson::Value*, size_t>> todo = {{&v, 1}};
+  while (!todo.empty()) {
+    const auto [at, level] = todo.back();
+    todo.pop_back();
+    deepest = std::max(deepest, level);
+    if (at->IsArray()) {
+      for (const auto& e : at->GetArray()) {
+        todo.emplace_back(&e, level + 1);
+      }
+    } else if (at->IsObject()) {
+      for (const auto& m : at->GetObject()) {
+        todo.emplace_back(&m.value, level + 1);
+      }
+    }
+  }
+  return deepest;
+}
+
 rapidjson::Document read_json(const std::string& path)
 {
   rapidjson::Document d;
   const auto text = util::read_file(path);
-  if (d.Parse(text.c_str()).HasParseError() || !d.IsObject()) {
-    throw Error(fmt::format("{} is not valid JSON; the folder was damaged after the run", path));
+  if (d.Parse(text.c_str(), text.size()).HasParseError() || !d.IsObject()) {
+    throw Error(fmt::format("{} is not valid JSON; the folder was damaged after the run", util::printable(path)));
+  }
+  // Copying it into the receipt recurses: no document zl writes nests this deep.
+  if (depth(d) > 128) {
+    throw Error(fmt::format("{} nests deeper than 128 levels; the folder was damaged after the run",
+                            util::printable(path)));
   }
   return d;
 }
@@ -171,7 +198,7 @@ Receipt harness_of(const std::string& folder)
   }
   std::set<std::string> seen;
   for (const auto& run : r.run_dirs) {
-    const auto dir = (root / run).lexically_normal();
+    const auto dir = run == "." ? root : (root / run).lexically_normal();
     const auto identity = read_json((dir / "run_identity.json").string());
     add_harness(r, seen, "zl", str(identity, "zl_binary"));
     if (identity.HasMember("backend")) {

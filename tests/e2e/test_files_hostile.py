@@ -361,3 +361,14 @@ def test_identity_cannot_make_receipt_hash_any_file(zl, tmp_path):
     assert "plugin 1 (not a Python module name)" not in proc.stderr  # a number is not echoed as a name
     assert "plugin ../secret (not a Python module name)" in proc.stderr
     assert f"{secret} as shapes (a shape file is a .yaml file)" in proc.stderr
+
+
+def test_deeply_nested_documents_do_not_crash(zl, tmp_path):
+    run = write_run(tmp_path / "run")
+    (run / "run_identity.json").write_text("[" * 2_000_000)
+    proc = zl.run("summary", str(run), check_rc=0)
+    assert "not a run identity" in proc.stderr
+    assert f"{run}/run_identity.json is not valid JSON" in zl.run("receipt", str(run), check_rc=2).stderr
+    (run / "run_identity.json").write_text('{"a":' * 100_000 + "1" + "}" * 100_000)
+    zl.run("summary", str(run), "--format", "json", check_rc=0)
+    assert "nests deeper than 128 levels" in zl.run("receipt", str(run), check_rc=2).stderr
