@@ -2,6 +2,7 @@
 
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/string.hpp"
 
 #include <fmt/format.h>
 #include <sqlite3.h>
@@ -10,6 +11,7 @@
 
 #include <chrono>
 #include <thread>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace zl::results {
@@ -111,6 +113,11 @@ Db::Db(const std::string& path) : m_path(path)
 {
   // A store the user may read but not write (its file or folder): opened read-only, so that a
   // summary of it works; a write then fails naming the file.
+  struct stat st{};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    throw Error(fmt::format("the results store {} is not a regular file (mode {:06o}); give --db a file",
+                            util::printable(path), st.st_mode));
+  }
   const auto folder = boost::filesystem::path(path).parent_path().string();
   m_read_only = ::access(path.c_str(), F_OK) == 0 &&
                 (::access(path.c_str(), W_OK) != 0 || ::access(folder.empty() ? "." : folder.c_str(), W_OK) != 0);

@@ -4,6 +4,7 @@
 #include "results/table_parser.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/string.hpp"
 
 #include <boost/filesystem.hpp>
 #include <fmt/format.h>
@@ -212,7 +213,7 @@ std::vector<Source> discover(const std::string& path)
   boost::system::error_code ec;
   const fs::path abs = normal_path(path);
   if (!fs::exists(abs, ec)) {
-    throw Error(fmt::format("{} does not exist", path));
+    throw Error(fmt::format("{} does not exist", util::printable(path)));
   }
   if (!fs::is_directory(abs, ec)) {
     return {{abs.string(), sniff(abs.string())}};

@@ -372,3 +372,13 @@ def test_deeply_nested_documents_do_not_crash(zl, tmp_path):
     (run / "run_identity.json").write_text('{"a":' * 100_000 + "1" + "}" * 100_000)
     zl.run("summary", str(run), "--format", "json", check_rc=0)
     assert "nests deeper than 128 levels" in zl.run("receipt", str(run), check_rc=2).stderr
+
+
+def test_store_that_is_not_a_file_and_escaped_missing_paths(zl, tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for db in ("/dev/zero", str(fifo), str(tmp_path)):
+        proc = raw(zl, "summary", "--db", db)
+        assert proc.returncode == 2 and f"the results store {db} is not a regular file" in proc.stderr
+    proc = zl.run("summary", str(tmp_path / "\x1b[31mX"), check_rc=2)
+    assert "\x1b" not in proc.stderr and "\\x1b[31mX does not exist" in proc.stderr
