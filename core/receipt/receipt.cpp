@@ -78,7 +78,11 @@ std::string str(const rapidjson::Value& v, const char* key)
 std::vector<std::string> find_runs(const fs::path& folder)
 {
   std::vector<std::string> runs;
-  if (fs::exists(folder / "run_identity.json")) {
+  if (::access(folder.c_str(), R_OK | X_OK) != 0) {
+    throw Error(fmt::format("cannot read the folder {}: {}", util::printable(folder.string()), std::strerror(errno)));
+  }
+  boost::system::error_code exists_ec;
+  if (fs::exists(folder / "run_identity.json", exists_ec)) {
     return {"."};
   }
   boost::system::error_code ec;
@@ -310,6 +314,9 @@ std::vector<Mismatch> verify_receipt(const std::string& folder, std::vector<std:
   const auto path = (root / "receipt.json").string();
   struct stat st{};
   if (::lstat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) {
+      throw Error(fmt::format("cannot read {}: {}", util::printable(path), std::strerror(errno)));
+    }
     throw Error(fmt::format("{} has no receipt.json; write one with `zl receipt {}`", util::printable(root.string()),
                             util::printable(folder)));
   }

@@ -218,6 +218,9 @@ std::vector<Source> discover(const std::string& path)
   if (!fs::is_directory(abs, ec)) {
     return {{abs.string(), sniff(abs.string())}};
   }
+  if (::access(abs.c_str(), R_OK | X_OK) != 0) {
+    throw Error(fmt::format("cannot read the folder {}: {}", util::printable(path), std::strerror(errno)));
+  }
   if (is_run_folder(abs.string())) {
     return {{abs.string(), Source::Kind::run_folder}};
   }

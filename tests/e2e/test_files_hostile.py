@@ -169,8 +169,9 @@ def test_deleted_working_folder(zl, tmp_path):
     proc = raw(zl, "summary", "run", preexec_fn=enter_and_remove)
     assert proc.returncode == 2
     assert "the relative path run cannot be resolved: the working folder is gone" in proc.stderr
-    proc = raw(zl, "--backend-path", "mods", "backends", preexec_fn=enter_and_remove)
-    assert proc.returncode == 2 and "working folder is gone" in proc.stderr
+    for args in (["--backend-path", "mods", "backends"], ["summary", "--db", "s.db"], ["receipt", "run"]):
+        proc = raw(zl, *args, preexec_fn=enter_and_remove)
+        assert proc.returncode == 2 and "working folder is gone" in proc.stderr, (args, proc.stderr)
 
 
 # Item 10: receipts are not overwritten; added runs fail the check.
@@ -382,3 +383,24 @@ def test_store_that_is_not_a_file_and_escaped_missing_paths(zl, tmp_path):
         assert proc.returncode == 2 and f"the results store {db} is not a regular file" in proc.stderr
     proc = zl.run("summary", str(tmp_path / "\x1b[31mX"), check_rc=2)
     assert "\x1b" not in proc.stderr and "\\x1b[31mX does not exist" in proc.stderr
+
+
+def test_unreadable_files_and_folders_are_named(zl):
+    folder = nobody_folder()
+    try:
+        run = write_run(Path(folder) / "run")
+        zl.run("receipt", str(run), check_rc=0)
+        (run / "run.log").chmod(0o600)
+        proc = raw(zl, "summary", str(run), user=NOBODY, cwd="/")
+        assert proc.returncode == 2 and f"cannot read {run}/run.log: Permission denied" in proc.stderr
+        proc = raw(zl, "receipt", "--verify", str(run), user=NOBODY, cwd="/")
+        assert proc.returncode == 1
+        assert f"unreadable result run.log (receipt " in proc.stdout and "Permission denied" in proc.stdout
+        run.chmod(0o700)
+        for args in (["summary", str(run)], ["receipt", str(run)]):
+            proc = raw(zl, *args, user=NOBODY, cwd="/")
+            assert proc.returncode == 2 and f"cannot read the folder {run}: Permission denied" in proc.stderr
+        proc = raw(zl, "receipt", "--verify", str(run), user=NOBODY, cwd="/")
+        assert proc.returncode == 2 and f"cannot read {run}/receipt.json: Permission denied" in proc.stderr
+    finally:
+        shutil.rmtree(folder)
