@@ -48,7 +48,8 @@ std::string_view read_file(const std::string& path, std::vector<char>& buffer)
     if (done == buffer.size()) {
       if (done > util::k_log_limit) {
         ::close(fd);
-        throw Error(fmt::format("cannot read {}: it is larger than {}", path, util::k_log_limit));
+        throw Error(fmt::format("cannot read {}: it is larger than {}", util::printable(path),
+                                util::format_bytes(util::k_log_limit)));
       }
       buffer.resize(buffer.size() * 2);
     }
