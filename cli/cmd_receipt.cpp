@@ -53,8 +53,8 @@ int cmd_receipt(Context& /*ctx*/, const Args& args)
     for (const auto& m : mismatches) {
       // A digest is shortened; a reason (unreadable, refused) is shown whole.
       const bool digest = m.kind == "changed";
-      std::cout << fmt::format("{:<10} {} {} (receipt {}{})\n", m.kind, m.role, util::printable(m.path),
-                               util::printable(m.expected.substr(0, 16)),
+      std::cout << fmt::format("{:<10} {} {} (receipt {}{})\n", m.kind, util::printable(m.role, 64),
+                               util::printable(m.path), util::printable(m.expected.substr(0, 16)),
                                m.found.empty() ? "" : (digest ? ", now " + m.found.substr(0, 16) : ": " + m.found));
     }
     for (const auto& a : added) {

@@ -213,12 +213,14 @@ def test_receipt_entries_outside_the_folder_are_refused_unread(zl, tmp_path):
     receipt["results"].append({"role": "result", "path": "../../secret", "sha256": "0" * 64})
     receipt["results"].append({"role": "result", "path": str(secret), "sha256": "0" * 64})
     receipt["harness"].append({"role": "zl", "path": str(secret), "sha256": "0" * 64})
+    receipt["harness"].append({"role": "\x1b[2J" * 100, "path": "/x", "sha256": "\x1b[2J"})
     (run / "receipt.json").write_text(json.dumps(receipt))
     proc = zl.run("receipt", "--verify", str(run), check_rc=1)
     digest = hashlib.sha256(secret.read_bytes()).hexdigest()
     assert digest[:16] not in proc.stdout
     assert "refused    result ../../secret" in proc.stdout and "outside" in proc.stdout
     assert f"refused    zl {secret}" in proc.stdout and "is not a file that a run's identity or plan" in proc.stdout
+    assert "\x1b" not in proc.stdout and "refused    \\x1b[2J" in proc.stdout
 
 
 def test_record_log_named_by_an_identity_stays_inside_the_run(zl, tmp_path):
