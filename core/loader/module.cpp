@@ -50,7 +50,10 @@ std::optional<std::string> check_entry(const char* what, const std::string& path
   if ((group || others) && !sticky_safe) {
     return fmt::format("refused: the {} {} is writable by {} (mode {:04o}), so someone else could replace the "
                        "code zl runs; fix with: chmod go-w {}",
-                       what, util::printable(path), group && others ? "group and others" : group ? "its group" : "others",
+                       what, util::printable(path),
+                       group && others ? "group and others"
+                       : group         ? "its group"
+                                       : "others",
                        st.st_mode & 07777, util::printable(path));
   }
   return std::nullopt;

@@ -64,8 +64,8 @@ rapidjson::Document read_json(const std::string& path)
   }
   // Copying it into the receipt recurses: no document zl writes nests this deep.
   if (depth(d) > 128) {
-    throw Error(fmt::format("{} nests deeper than 128 levels; the folder was damaged after the run",
-                            util::printable(path)));
+    throw Error(
+        fmt::format("{} nests deeper than 128 levels; the folder was damaged after the run", util::printable(path)));
   }
   return d;
 }

@@ -10,8 +10,8 @@
 #include <boost/filesystem.hpp>
 
 #include <chrono>
-#include <thread>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 namespace zl::results {
