@@ -406,3 +406,13 @@ def test_unreadable_files_and_folders_are_named(zl):
         assert proc.returncode == 2 and f"cannot read {run}/receipt.json: Permission denied" in proc.stderr
     finally:
         shutil.rmtree(folder)
+
+
+def test_receipt_does_not_follow_a_link_out_of_the_folder(zl, tmp_path):
+    secret = tmp_path / "secret"
+    secret.write_text("password\n")
+    run = write_run(tmp_path / "campaign" / "run")
+    (run / "extra.log").symlink_to(secret)
+    proc = zl.run("receipt", str(run), check_rc=2)
+    assert f"the result file extra.log leads to {secret}, outside {run}" in proc.stderr
+    assert not (run / "receipt.json").exists()
