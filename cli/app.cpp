@@ -127,7 +127,7 @@ bool occupy_closed_std_fds()
 }
 
 // Every write to standard output is checked here, once: the stream's state, then the flush and
-// the close, which report what the buffered writes met (a full disk, a closed descriptor). A
+// a close, which report what the buffered writes met (a full disk, a closed descriptor). A
 // pipe whose reader left (EPIPE, when SIGPIPE is ignored) stays quiet, as in most tools.
 // A failure turns success into k_exit_output; a command's own failure code is kept.
 int finish_stdout(int rc, bool stdout_was_closed)
@@ -141,8 +141,10 @@ int finish_stdout(int rc, bool stdout_was_closed)
   if (std::fflush(stdout) != 0 && err == 0) {
     err = errno != 0 ? errno : EIO;
   }
+  // Closing a duplicate reports what a close would (NFS flushes on every close), and leaves
+  // stdout open for what vendor runtimes print from their exit handlers.
   errno = 0;
-  if (std::fclose(stdout) != 0 && err == 0) {
+  if (const int dup = ::dup(STDOUT_FILENO); dup >= 0 && ::close(dup) != 0 && err == 0) {
     err = errno != 0 ? errno : EIO;
   }
   if (err == 0 || err == EPIPE) {
