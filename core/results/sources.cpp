@@ -253,9 +253,9 @@ Run load(const Source& source, std::shared_ptr<Arena> arena)
       run.info.log_file = (dir / "run.log").string();
       log = parse_text_log(read_file(run.info.log_file, thread_buffer()), run.info.log_file, run.text, run.diagnostics);
     }
-    const auto record =
-        util::resolve_inside(source.path, run.info.record_file.empty() ? "record.log" : run.info.record_file,
-                             "the record_log of its identity");
+    const auto named = run.info.record_file.empty() ? std::string("record.log") : run.info.record_file;
+    util::resolve_inside(source.path, named, "the record_log of its identity"); // throws when it leads outside
+    const auto record = (dir / named).string();
     run.info.record_file = fs::exists(record) ? record : std::string();
     if (!run.info.record_file.empty()) {
       entries = parse_record_log(read_file(record, thread_buffer()), record, run.diagnostics);
