@@ -14,6 +14,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <iostream>
+#include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace zl::cli {
@@ -126,6 +128,18 @@ bool occupy_closed_std_fds()
   return stdout_closed;
 }
 
+// Whether standard output is a pipe or socket whose reader has left: errno from the failed
+// write may be long overwritten, the pipe's state is not.
+bool reader_gone()
+{
+  struct stat st{};
+  if (::fstat(STDOUT_FILENO, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+    return false;
+  }
+  pollfd p{STDOUT_FILENO, POLLOUT, 0};
+  return ::poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
+}
+
 // Every write to standard output is checked here, once: the stream's state, then the flush and
 // a close, which report what the buffered writes met (a full disk, a closed descriptor). A
 // pipe whose reader left (EPIPE, when SIGPIPE is ignored) stays quiet, as in most tools.
@@ -147,7 +161,7 @@ int finish_stdout(int rc, bool stdout_was_closed)
   if (const int dup = ::dup(STDOUT_FILENO); dup >= 0 && ::close(dup) != 0 && err == 0) {
     err = errno != 0 ? errno : EIO;
   }
-  if (err == 0 || err == EPIPE) {
+  if (err == 0 || err == EPIPE || reader_gone()) {
     return rc;
   }
   std::cerr << fmt::format("zl: error: cannot write the output to standard output: {}; what it shows is missing "

@@ -4,6 +4,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import stat
 import subprocess
@@ -416,3 +417,18 @@ def test_receipt_does_not_follow_a_link_out_of_the_folder(zl, tmp_path):
     proc = zl.run("receipt", str(run), check_rc=2)
     assert f"the result file extra.log leads to {secret}, outside {run}" in proc.stderr
     assert not (run / "receipt.json").exists()
+
+
+def test_a_reader_that_leaves_early_is_not_an_error(zl, tmp_path):
+    # With SIGPIPE ignored (as some parents leave it), the write fails with EPIPE: zl stays quiet.
+    run = tmp_path / "run"
+    run.mkdir()
+    log = "ZL_RUN zl_version=0.1.0 backend=cpu timer=direct level=core\n"
+    log += "".join(TABLE.replace("abs", f"op{i}") for i in range(3000))
+    (run / "run.log").write_text(log)
+    proc = subprocess.Popen([ZL_BIN, "summary", str(run)], env=zl.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGPIPE, signal.SIG_IGN))
+    proc.stdout.read(100)
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and err == b""
