@@ -2,14 +2,22 @@
 
 #include "output.hpp"
 #include "util/error.hpp"
+#include "util/process.hpp"
 #include "util/string.hpp"
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 #include <zl/version.hpp>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
 #include <iostream>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace zl::cli {
 
@@ -26,15 +34,15 @@ struct Command
 
 // Every subcommand, in the order --help lists them.
 const Command k_commands[] = {
-  {"backends", "list every backend module found, with its state (loaded, or why not)", cmd_backends},
-  {"devices", "list the devices of the selected backend", cmd_devices},
-  {"run", "run one FlagGems benchmark node through pytest and leave a run folder", cmd_run},
-  {"plan", "print what `zl run` would do with the same options, and run nothing", cmd_plan},
-  {"batch", "run many ops across the devices of one host; ops_status.csv and a results store", cmd_batch},
-  {"summary", "summarize run folders, campaigns or logs; --ab compares one build against another", cmd_summary},
-  {"sweep", "tune an op's shapes across devices and publish one autotune config set", cmd_sweep},
-  {"ab", "one op under two settings of a compiler switch, in interleaved rounds", cmd_ab},
-  {"receipt", "record (or --verify) the SHA-256 of a campaign's harness files and results", cmd_receipt},
+    {"backends", "list every backend module found, with its state (loaded, or why not)", cmd_backends},
+    {"devices", "list the devices of the selected backend", cmd_devices},
+    {"run", "run one FlagGems benchmark node through pytest and leave a run folder", cmd_run},
+    {"plan", "print what `zl run` would do with the same options, and run nothing", cmd_plan},
+    {"batch", "run many ops across the devices of one host; ops_status.csv and a results store", cmd_batch},
+    {"summary", "summarize run folders, campaigns or logs; --ab compares one build against another", cmd_summary},
+    {"sweep", "tune an op's shapes across devices and publish one autotune config set", cmd_sweep},
+    {"ab", "one op under two settings of a compiler switch, in interleaved rounds", cmd_ab},
+    {"receipt", "record (or --verify) the SHA-256 of a campaign's harness files and results", cmd_receipt},
 };
 
 constexpr const char* k_help_tail = R"(
@@ -44,7 +52,8 @@ Backends:
   beside the zl binary, then the build tree. --backend NAME (else ZL_BACKEND) picks one by name
   or alias; without either, zl uses the one backend that finds devices, or the host backend
   when none does. A backend that cannot be loaded stops zl with the reason; zl never falls back
-  to another backend on its own.
+  to another backend on its own. A module is refused when anyone but you or root owns, or others
+  can write, the file or a folder above it (a sticky folder like /tmp is safe for your entries).
 
 Examples:
   zl run --flaggems corpus --op abs    the bundled sample corpus on the host backend
@@ -62,6 +71,8 @@ Exit codes:
   14 zl run: pytest was killed by a signal (zl names it; the identity says crashed)
   130 zl run, batch, ab: interrupted (Ctrl-C, SIGTERM, SIGHUP)
   70 internal error (a bug in zl: please report it with the command line)
+  74 the output could not be written (standard output closed or its disk full); the reason is
+     on stderr. A pipe whose reader stopped early (zl ... | head) is not an error.
 )";
 
 void print_help(std::ostream& out)
@@ -101,6 +112,50 @@ const Command& find_command(const std::string& name)
                           suggestion.empty() ? "" : fmt::format(" (did you mean '{}'?)", suggestion)));
 }
 
+// Whether standard output is a pipe or socket whose reader has left: errno from the failed
+// write may be long overwritten, the pipe's state is not.
+bool reader_gone()
+{
+  struct stat st
+  {
+  };
+  if (::fstat(STDOUT_FILENO, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+    return false;
+  }
+  pollfd p{STDOUT_FILENO, POLLOUT, 0};
+  return ::poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
+}
+
+// Every write to standard output is checked here, once: the stream's state, then the flush and
+// a close, which report what the buffered writes met (a full disk, a closed descriptor). A
+// pipe whose reader left (EPIPE, when SIGPIPE is ignored) stays quiet, as in most tools.
+// A failure turns success into k_exit_output; a command's own failure code is kept.
+int finish_stdout(int rc, bool stdout_was_closed)
+{
+  std::cout.flush();
+  int err = stdout_was_closed ? EBADF : 0;
+  if (err == 0 && (!std::cout.good() || std::ferror(stdout) != 0)) {
+    err = errno != 0 ? errno : EIO;
+  }
+  errno = 0;
+  if (std::fflush(stdout) != 0 && err == 0) {
+    err = errno != 0 ? errno : EIO;
+  }
+  // Closing a duplicate reports what a close would (NFS flushes on every close), and leaves
+  // stdout open for what vendor runtimes print from their exit handlers.
+  errno = 0;
+  if (const int dup = ::dup(STDOUT_FILENO); dup >= 0 && ::close(dup) != 0 && err == 0) {
+    err = errno != 0 ? errno : EIO;
+  }
+  if (err == 0 || err == EPIPE || reader_gone()) {
+    return rc;
+  }
+  std::cerr << fmt::format("zl: error: cannot write the output to standard output: {}; what it shows is missing "
+                           "or cut\n",
+                           err == EBADF ? "it is closed" : std::strerror(err));
+  return rc == k_exit_ok ? k_exit_output : rc;
+}
+
 int run(int argc, char** argv)
 {
   // Global options stand before the command; everything after it belongs to the command.
@@ -118,7 +173,7 @@ int run(int argc, char** argv)
   }
   po::options_description desc;
   desc.add_options()("backend", po::value<std::string>())("backend-path", po::value<std::vector<std::string>>())(
-    "version", "")("help,h", "");
+      "version", "")("help,h", "");
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(global).options(desc).run(), vm);
@@ -170,15 +225,19 @@ loader::Selection Context::select_backend()
 
 int main(int argc, char** argv)
 {
+  // Before anything opens a file: a closed 0, 1 or 2 would make it zl's standard stream.
+  const bool stdout_was_closed = util::ensure_standard_descriptors();
+  int rc = k_exit_internal;
   try {
-    return run(argc, argv);
+    rc = run(argc, argv);
   } catch (const Error& e) {
     std::cerr << "zl: error: " << e.what() << "\n";
-    return e.exit_code();
+    rc = e.exit_code();
   } catch (const std::exception& e) {
     std::cerr << "zl: internal error: " << e.what() << "\n";
-    return k_exit_internal;
+    rc = k_exit_internal;
   }
+  return finish_stdout(rc, stdout_was_closed);
 }
 
 } // namespace zl::cli

@@ -236,7 +236,8 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
         } catch (const Error& e) {
           progress.note(fmt::format("{}: not stored: {}", s.op, e.what()));
         }
-        const std::string text = fs::exists(run_dir + "/run.log") ? util::read_file(run_dir + "/run.log") : "";
+        const std::string text =
+            fs::exists(run_dir + "/run.log") ? util::read_file(run_dir + "/run.log", util::k_log_limit) : "";
         s.direct_fallbacks = count_prefix(text, "BENCHMARK_DIRECT_NO_CUDAGRAPH");
         s.poisoned = count_prefix(text, "BENCHMARK_CAPTURE_POISONED");
         s.replay_fallbacks = count_prefix(text, "AUTOTUNE_REPLAY_FALLBACK");

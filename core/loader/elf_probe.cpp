@@ -1,28 +1,35 @@
 #include "loader/elf_probe.hpp"
 
+#include "util/error.hpp"
+#include "util/fs.hpp"
+
 #include <fmt/format.h>
 
+#include <cstring>
 #include <elf.h>
-#include <fstream>
 
 namespace zl::loader {
 
 std::optional<ElfHeader> read_elf_header(const std::string& path)
 {
-  std::ifstream in(path, std::ios::binary);
-  unsigned char ident[EI_NIDENT] = {};
-  if (!in.read(reinterpret_cast<char*>(ident), EI_NIDENT)) {
+  std::string head;
+  try {
+    head = util::read_head(path, EI_NIDENT + 4);
+  } catch (const Error&) {
+    return std::nullopt; // not a regular file, or unreadable
+  }
+  if (head.size() < EI_NIDENT + 4) {
     return std::nullopt;
   }
+  unsigned char ident[EI_NIDENT] = {};
+  std::memcpy(ident, head.data(), EI_NIDENT);
   if (ident[EI_MAG0] != ELFMAG0 || ident[EI_MAG1] != ELFMAG1 || ident[EI_MAG2] != ELFMAG2 ||
       ident[EI_MAG3] != ELFMAG3) {
     return std::nullopt;
   }
   // e_type and e_machine sit right after e_ident in both classes.
   uint16_t type_machine[2] = {};
-  if (!in.read(reinterpret_cast<char*>(type_machine), sizeof(type_machine))) {
-    return std::nullopt;
-  }
+  std::memcpy(type_machine, head.data() + EI_NIDENT, sizeof(type_machine));
   ElfHeader header;
   header.elf_class = ident[EI_CLASS] == ELFCLASS64 ? 64 : ident[EI_CLASS] == ELFCLASS32 ? 32 : 0;
   header.type = type_machine[0];

@@ -8,34 +8,103 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <regex>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace zl::loader {
 
 namespace {
 
-// A module anyone else can rewrite would run with the user's rights: refuse it.
-std::optional<std::string> check_permissions(const std::string& path)
+// realpath(3): Boost's canonical needs the working folder, which may be gone.
+std::string real_path(const std::string& path)
 {
-  const auto folder = boost::filesystem::path(path).parent_path().string();
-  for (const auto& [what, target] : {std::pair{"file", path}, std::pair{"folder", folder}}) {
-    struct stat st{};
-    if (::stat(target.c_str(), &st) != 0) {
-      return fmt::format("cannot stat the {} {}: {}", what, target, std::strerror(errno));
-    }
-    const bool group = (st.st_mode & S_IWGRP) != 0;
-    const bool others = (st.st_mode & S_IWOTH) != 0;
-    if (group || others) {
-      return fmt::format("refused: the {} {} is writable by {} (mode {:04o}), so someone else could replace "
-                         "the code zl runs; fix with: chmod go-w {}",
-                         what, target, group && others ? "group and others" : group ? "its group" : "others",
-                         st.st_mode & 07777, target);
-    }
+  char resolved[PATH_MAX];
+  return ::realpath(path.c_str(), resolved) != nullptr ? std::string(resolved) : path;
+}
+
+bool trusted_owner(uid_t uid)
+{
+  return uid == 0 || uid == ::geteuid();
+}
+
+// One file or folder on the way from the module to the root. child is the entry below it (the
+// module or the next folder), for the sticky-bit rule.
+std::optional<std::string> check_entry(const char* what, const std::string& path, const struct stat& st,
+                                       const struct stat* child)
+{
+  if (!trusted_owner(st.st_uid)) {
+    return fmt::format("refused: the {} {} belongs to user {}, neither you nor root, so that user could replace "
+                       "the code zl runs; use a module in a folder that you or root own",
+                       what, util::printable(path), st.st_uid);
+  }
+  const bool group = (st.st_mode & S_IWGRP) != 0;
+  const bool others = (st.st_mode & S_IWOTH) != 0;
+  // A sticky folder (like /tmp) lets others add entries but not rename or remove theirs: it is
+  // safe for an entry that you or root own.
+  const bool sticky_safe = child != nullptr && (st.st_mode & S_ISVTX) != 0 && trusted_owner(child->st_uid);
+  if ((group || others) && !sticky_safe) {
+    return fmt::format("refused: the {} {} is writable by {} (mode {:04o}), so someone else could replace the "
+                       "code zl runs; fix with: chmod go-w {}",
+                       what, util::printable(path),
+                       group && others ? "group and others"
+                       : group         ? "its group"
+                                       : "others",
+                       st.st_mode & 07777, util::printable(path));
   }
   return std::nullopt;
+}
+
+// The file and every folder above it, up to the root. A link as the file is checked for its
+// owner only: its own mode means nothing, and where it leads is checked on its own.
+std::optional<std::string> check_chain(const boost::filesystem::path& file)
+{
+  struct stat child{};
+  bool first = true;
+  for (auto at = file;; at = at.parent_path()) {
+    struct stat st{};
+    if (::lstat(at.c_str(), &st) != 0) {
+      return fmt::format("cannot stat {}: {}", util::printable(at.string()), std::strerror(errno));
+    }
+    if (first && S_ISLNK(st.st_mode)) {
+      if (!trusted_owner(st.st_uid)) {
+        return check_entry("link", at.string(), st, nullptr);
+      }
+    } else if (auto why = check_entry(first ? "file" : "folder", at.string(), st, first ? nullptr : &child)) {
+      return why;
+    }
+    if (!at.has_parent_path() || at == at.root_path()) {
+      return std::nullopt;
+    }
+    child = st;
+    first = false;
+  }
+}
+
+// A module anyone else can rewrite would run with the user's rights: refuse it. Both the path
+// found in the search folder and the file it resolves to (a link may lead elsewhere) are
+// checked, each with every folder above it, as the Vulkan and OpenCL loaders do.
+std::optional<std::string> check_permissions(const std::string& path)
+{
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) {
+    return fmt::format("cannot stat {}: {}", util::printable(path), std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return fmt::format("is not a regular file (mode {:06o}); a backend module is a shared object file", st.st_mode);
+  }
+  char resolved[PATH_MAX];
+  if (::realpath(path.c_str(), resolved) == nullptr) {
+    return fmt::format("cannot resolve {}: {}", util::printable(path), std::strerror(errno));
+  }
+  if (auto why = check_chain(path)) {
+    return why;
+  }
+  return path == resolved ? std::nullopt : check_chain(resolved);
 }
 
 // Boost.DLL wraps dlerror as "... (dlerror system message: TEXT): ..."; keep TEXT.
@@ -186,7 +255,7 @@ Module load_module(const std::string& path, const std::string& origin)
   // A symbol found in a dependency instead of the module itself is not this module's entry.
   Dl_info info{};
   if (::dladdr(reinterpret_cast<void*>(&entry), &info) != 0 && info.dli_fname != nullptr &&
-      boost::filesystem::canonical(info.dli_fname) != boost::filesystem::canonical(path)) {
+      real_path(info.dli_fname) != real_path(path)) {
     return fail(fmt::format("{} resolves from {}, not from the module itself", ZL_BACKEND_ENTRY_POINT,
                             info.dli_fname));
   }

@@ -109,10 +109,11 @@ Registry Registry::discover(std::vector<SearchDir> dirs)
 const Module& Registry::find(const std::string& name, const std::string& requested_from) const
 {
   const auto searched = describe(m_dirs);
+  const auto shown = util::printable(name, 64); // what the user typed, safe to echo
   if (!util::is_identifier(name)) {
     throw Error(fmt::format("backend '{}' (from {}) is not a backend name: a name is [a-z0-9_]+, never a path; "
                             "to use a module in another folder, pass that folder with --backend-path",
-                            name, requested_from));
+                            shown, requested_from));
   }
   for (const auto& m : m_modules) {
     if (m.state == ModuleState::loaded) {
@@ -129,7 +130,7 @@ const Module& Registry::find(const std::string& name, const std::string& request
       const bool claims = m.desc.name != nullptr && (m.desc.name == name ||
                           std::find(aliases.begin(), aliases.end(), name) != aliases.end());
       if (m.file_name == name || claims) {
-        throw Error(fmt::format("backend '{}' (from {}) cannot be used: {}\nsearched: {}", name, requested_from,
+        throw Error(fmt::format("backend '{}' (from {}) cannot be used: {}\nsearched: {}", shown, requested_from,
                                 m.error, searched));
       }
     }
@@ -142,7 +143,7 @@ const Module& Registry::find(const std::string& name, const std::string& request
   }
   throw Error(fmt::format("no backend named '{}' (from {}): no libzl_backend_{}.so and no module with that name or "
                           "alias.{}\navailable: {}\nsearched: {}",
-                          name, requested_from, name, hint, available(m_modules), searched));
+                          shown, requested_from, shown, hint, available(m_modules), searched));
 }
 
 Selection Registry::select(const std::optional<std::string>& requested, const std::string& requested_from) const

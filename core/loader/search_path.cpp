@@ -1,11 +1,13 @@
 #include "loader/search_path.hpp"
 
 #include "util/error.hpp"
+#include "util/fs.hpp"
 #include "util/string.hpp"
 
 #include <boost/filesystem.hpp>
 #include <fmt/format.h>
 
+#include <climits>
 #include <cstdlib>
 
 namespace zl::loader {
@@ -22,16 +24,19 @@ std::string binary_prefix()
 std::vector<SearchDir> search_dirs(const std::vector<std::string>& cli_paths)
 {
   std::vector<SearchDir> dirs;
-  auto add = [&](const std::string& path, const std::string& origin, bool required) {
+  auto add = [&](const std::string& given, const std::string& origin, bool required) {
+    // realpath, not fs::canonical: Boost's asks for the working folder even for an absolute path.
+    const auto path = util::absolute(given);
+    char resolved[PATH_MAX];
     boost::system::error_code ec;
-    if (!fs::is_directory(path, ec)) {
+    if (!fs::is_directory(path, ec) || ::realpath(path.c_str(), resolved) == nullptr) {
       if (required) {
         throw Error(fmt::format("backend folder {} (from {}) is not a folder that exists; fix the path or drop it",
-                                path, origin));
+                                util::printable(given), origin));
       }
       return;
     }
-    const auto canonical = fs::canonical(path, ec).string();
+    const std::string canonical = resolved;
     for (const auto& d : dirs) {
       if (d.path == canonical) {
         return;

@@ -1,14 +1,16 @@
 #include "receipt/sha256.hpp"
 
 #include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/string.hpp"
 
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <memory>
+#include <unistd.h>
 
 namespace zl::receipt {
 
@@ -49,16 +51,25 @@ private:
 
 std::string sha256_file(const std::string& path)
 {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw Error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-  }
+  // Only a regular file: a FIFO or /dev/zero in a receipt would never end.
+  const int fd = util::open_regular(path);
   Digest digest;
   char buf[1 << 16];
-  while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
-    digest.update(buf, static_cast<size_t>(in.gcount()));
+  while (true) {
+    const ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      const int err = errno;
+      ::close(fd);
+      if (n < 0) {
+        throw Error(fmt::format("cannot read {}: {}", util::printable(path), std::strerror(err)));
+      }
+      return digest.hex();
+    }
+    digest.update(buf, static_cast<size_t>(n));
   }
-  return digest.hex();
 }
 
 std::string sha256_text(const std::string& text)

@@ -2,6 +2,8 @@
 #include "batch/ops_status.hpp"
 #include "results/sources.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/string.hpp"
 
 #include <boost/filesystem.hpp>
 #include <fmt/format.h>
@@ -13,6 +15,7 @@
 #include <set>
 #include <sys/stat.h>
 #include <tuple>
+#include <unistd.h>
 
 namespace zl::results {
 
@@ -128,7 +131,7 @@ std::size_t walk(const fs::path& root, Discovery& d, std::map<FileId, std::strin
 
 std::string normal_path(const std::string& path)
 {
-  auto p = fs::absolute(path).lexically_normal();
+  const fs::path p(util::absolute(path)); // needs no working folder for an absolute path
   // Boost spells a trailing slash as a last component "."
   return (p.filename() == "." ? p.parent_path() : p).string();
 }
@@ -149,10 +152,13 @@ Discovery discover_all(const std::vector<std::string>& paths)
     const fs::path abs = normal_path(given);
     struct stat st = {};
     if (::stat(abs.c_str(), &st) != 0) {
-      throw Error(errno == ENOENT ? fmt::format("{} does not exist", given)
-                                  : fmt::format("cannot read {}: {}", given, std::strerror(errno)));
+      throw Error(errno == ENOENT ? fmt::format("{} does not exist", util::printable(given))
+                                  : fmt::format("cannot read {}: {}", util::printable(given), std::strerror(errno)));
     }
     const bool dir = S_ISDIR(st.st_mode);
+    if (dir && ::access(abs.c_str(), R_OK | X_OK) != 0) {
+      throw Error(fmt::format("cannot read the folder {}: {}", util::printable(given), std::strerror(errno)));
+    }
     const bool run = dir && is_run_folder(abs.string());
     if (const auto [at, fresh] = seen.emplace(id_of(st), abs.string()); !fresh) {
       d.notes.push_back(fmt::format("{}: already counted (as {})", abs.string(), at->second));

@@ -1,12 +1,18 @@
 #include "results/schema.hpp"
 
 #include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/string.hpp"
 
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <boost/filesystem.hpp>
+
 #include <chrono>
+#include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 
 namespace zl::results {
 
@@ -105,6 +111,21 @@ void StmtFinalizer::operator()(sqlite3_stmt* s) const
 
 Db::Db(const std::string& path) : m_path(path)
 {
+  // A store the user may read but not write (its file or folder): opened read-only, so that a
+  // summary of it works; a write then fails naming the file.
+  (void)util::absolute(path); // a relative path with the working folder gone: say so
+  struct stat st{};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    throw Error(fmt::format("the results store {} is not a regular file (mode {:06o}); give --db a file",
+                            util::printable(path), st.st_mode));
+  }
+  const auto folder = boost::filesystem::path(path).parent_path().string();
+  m_read_only = ::access(path.c_str(), F_OK) == 0 &&
+                (::access(path.c_str(), W_OK) != 0 || ::access(folder.empty() ? "." : folder.c_str(), W_OK) != 0);
+  if (m_read_only) {
+    open_read_only();
+    return;
+  }
   if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
     const std::string message = m_db != nullptr ? sqlite3_errmsg(m_db) : "out of memory";
     sqlite3_close(m_db);
@@ -136,6 +157,32 @@ Db::Db(const std::string& path) : m_path(path)
     sqlite3_close(m_db);
     throw;
   }
+}
+
+void Db::open_read_only()
+{
+  // A URI, for its parameters; the path's own '%', '?' and '#' are escaped.
+  std::string uri = "file:";
+  const auto absolute = util::absolute(m_path);
+  for (const char c : absolute) {
+    uri += c == '%' || c == '?' || c == '#' ? fmt::format("%{:02X}", static_cast<unsigned char>(c)) : std::string(1, c);
+  }
+  // A WAL store whose -shm cannot be created beside it can only be read as immutable.
+  for (const char* params : {"?mode=ro", "?mode=ro&immutable=1"}) {
+    sqlite3_close(m_db);
+    m_db = nullptr;
+    if (sqlite3_open_v2((uri + params).c_str(), &m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) == SQLITE_OK &&
+        sqlite3_exec(m_db, "PRAGMA user_version", nullptr, nullptr, nullptr) == SQLITE_OK) {
+      sqlite3_extended_result_codes(m_db, 1);
+      sqlite3_busy_timeout(m_db, 60000);
+      return;
+    }
+  }
+  const std::string message = m_db != nullptr ? sqlite3_errmsg(m_db) : "out of memory";
+  sqlite3_close(m_db);
+  m_db = nullptr;
+  throw Error(fmt::format("cannot open the results store {} (read-only: you cannot write it or its folder): {}", m_path,
+                          message));
 }
 
 Db::~Db()
@@ -196,7 +243,16 @@ void Db::migrate() const
   const int seen = user_version(*this);
   refuse_newer(seen);
   if (seen == schema_version()) {
+    check_tables();
     return;
+  }
+  if (seen == 0 && has_tables()) {
+    throw not_a_store();
+  }
+  if (m_read_only) {
+    throw Error(fmt::format("the results store {} has schema version {} and needs migrating to {}, but you cannot "
+                            "write it or its folder; ask its owner to run zl on it, or copy it",
+                            m_path, seen, schema_version()));
   }
   Transaction t(*this);
   // Read again under the write lock: another process may have migrated meanwhile.
@@ -209,6 +265,39 @@ void Db::migrate() const
   }
   exec(fmt::format("PRAGMA user_version = {}", schema_version()));
   t.commit();
+  check_tables();
+}
+
+Error Db::not_a_store() const
+{
+  return Error(fmt::format("{} is not a zl results store (or one zl cannot migrate): its tables are not the ones zl "
+                           "writes; give --db a new file, or move this one away",
+                           m_path));
+}
+
+bool Db::has_tables() const
+{
+  auto s = prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table'");
+  return sqlite3_step(s.get()) == SQLITE_ROW && sqlite3_column_int(s.get(), 0) > 0;
+}
+
+void Db::check_tables() const
+{
+  // Every column zl reads or writes: a store of another program that set user_version, or one
+  // edited by hand, is refused here rather than by SQLite's raw text later.
+  for (const char* sql :
+       {"SELECT id, path, kind, log_file, record_file, op, backend, level, timer, mode, tuner_cache, status, "
+        "duration_s, device_uuid, device_name, started_at, zl_version, identity FROM runs LIMIT 0",
+        "SELECT run_id, seq, op, dtype, size_detail, occurrence, status, torch_ms, gems_ms, speedup, tflops, "
+        "torch_gbps, gems_gbps, timer, fallback, error, source, line FROM rows LIMIT 0",
+        "SELECT run_id, seq, name, op, line, row_seq, fields FROM markers LIMIT 0"}) {
+    sqlite3_stmt* raw = nullptr;
+    const int rc = sqlite3_prepare_v2(m_db, sql, -1, &raw, nullptr);
+    sqlite3_finalize(raw);
+    if (rc != SQLITE_OK) {
+      throw not_a_store();
+    }
+  }
 }
 
 Transaction::Transaction(const Db& db) : m_db(db)

@@ -2,6 +2,8 @@
 // user_version, and the SQLite plumbing the store is written with.
 #pragma once
 
+#include "util/error.hpp"
+
 #include <memory>
 #include <string>
 #include <string_view>
@@ -45,9 +47,18 @@ public:
   // database whose version is newer.
   void migrate() const;
 
+  // Whether it was opened read-only (the user cannot write the file or its folder).
+  bool read_only() const { return m_read_only; }
+
 private:
+  void open_read_only();
+  bool has_tables() const;
+  void check_tables() const;
+  Error not_a_store() const;
+
   sqlite3* m_db = nullptr;
   std::string m_path;
+  bool m_read_only = false;
 };
 
 // BEGIN IMMEDIATE … COMMIT, rolled back when the scope is left by an exception. Immediate:

@@ -3,6 +3,8 @@
 #include "results/record_log.hpp"
 #include "results/table_parser.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/string.hpp"
 
 #include <boost/filesystem.hpp>
 #include <fmt/format.h>
@@ -32,8 +34,7 @@ constexpr std::size_t k_max_stream = std::size_t{1} << 30;
 
 std::string read_whole(const std::string& path)
 {
-  std::vector<char> buffer;
-  return std::string(read_input(path, buffer, 0, true));
+  return util::read_file(path); // a small document: regular files only, capped
 }
 
 // The read buffer of this thread; one that grew for a huge log is not kept.
@@ -157,22 +158,32 @@ std::string identity_extra_args(std::string_view identity_json)
 
 std::string_view read_input(const std::string& path, std::vector<char>& buffer, std::size_t head, bool regular_only)
 {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking, so that a FIFO nobody writes to cannot hang zl in open(); a pipe that is read
+  // is then read blocking, as it was given.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   struct stat st = {};
   if (fd < 0 || ::fstat(fd, &st) != 0) {
     const int err = errno;
     if (fd >= 0) {
       ::close(fd);
     }
-    throw Error(fmt::format("cannot read {}: {}", path, std::strerror(err)));
+    throw Error(fmt::format("cannot read {}: {}", util::printable(path), std::strerror(err)));
   }
   const bool regular = S_ISREG(st.st_mode);
-  if (regular_only && !regular) {
+  if ((regular_only && !regular) || S_ISDIR(st.st_mode)) {
     ::close(fd);
-    throw Error(fmt::format("cannot read {}: not a regular file", path));
+    throw Error(fmt::format("cannot read {}: not a regular file", util::printable(path)));
+  }
+  if (!regular) {
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   }
   const std::size_t size = static_cast<std::size_t>(std::max<off_t>(st.st_size, 0));
-  const std::size_t limit = head > 0 ? head : regular ? std::numeric_limits<std::size_t>::max() : k_max_stream + 1;
+  if (regular && head == 0 && size > util::k_log_limit) {
+    ::close(fd);
+    throw Error(fmt::format("cannot read {}: it is larger than {}", util::printable(path),
+                            util::format_bytes(util::k_log_limit)));
+  }
+  const std::size_t limit = head > 0 ? head : regular ? util::k_log_limit : k_max_stream + 1;
   buffer.resize(std::max(buffer.size(), std::min(size, limit) + 1));
   std::size_t done = 0;
   while (done < limit) {
@@ -186,7 +197,7 @@ std::string_view read_input(const std::string& path, std::vector<char>& buffer, 
     if (n < 0) {
       const int err = errno;
       ::close(fd);
-      throw Error(fmt::format("cannot read {}: {}", path, std::strerror(err)));
+      throw Error(fmt::format("cannot read {}: {}", util::printable(path), std::strerror(err)));
     }
     if (n == 0) {
       break;
@@ -197,7 +208,7 @@ std::string_view read_input(const std::string& path, std::vector<char>& buffer, 
   if (head == 0 && !regular && done > k_max_stream) {
     throw Error(fmt::format("{} gives more than {} MiB: zl reads a pipe or device whole; save it to a file and "
                             "give the file",
-                            path, k_max_stream >> 20));
+                            util::printable(path), k_max_stream >> 20));
   }
   return {buffer.data(), std::min(done, limit)};
 }

@@ -1,5 +1,7 @@
 #include "run/identity.hpp"
 
+#include "util/error.hpp"
+#include "util/fs.hpp"
 #include "util/json.hpp"
 #include "util/process.hpp"
 #include "util/string.hpp"
@@ -9,8 +11,6 @@
 #include <fmt/format.h>
 #include <rapidjson/document.h>
 #include <zl/version.hpp>
-
-#include <fstream>
 
 namespace zl::run {
 
@@ -41,10 +41,11 @@ std::string flaggems_commit(const std::string& flaggems_dir)
     }
   }
   // A bundle made from a checkout records its commit in FLAGGEMS_COMMIT.
-  std::ifstream in(flaggems_dir + "/FLAGGEMS_COMMIT");
-  std::string line;
-  std::getline(in, line);
-  return std::string(util::trim(line));
+  try {
+    return util::first_line(util::read_head(flaggems_dir + "/FLAGGEMS_COMMIT", 4096));
+  } catch (const Error&) {
+    return {}; // absent, or not a regular file
+  }
 }
 
 std::string identity_json(const Plan& p, const Outcome& o, const std::string& versions_json, const std::string& commit)
@@ -141,7 +142,7 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   j.field("passed_to_pytest", !p.shape_file.empty());
   j.strings("keys", p.shape_keys);
   w.EndObject();
-  j.field("flaggems_dir", boost::filesystem::absolute(p.request.flaggems_dir).lexically_normal().string());
+  j.field("flaggems_dir", util::absolute(p.request.flaggems_dir));
   j.nullable("flaggems_commit", commit);
   j.key("versions");
   rapidjson::Document versions;

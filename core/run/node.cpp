@@ -1,10 +1,12 @@
 #include "run/node.hpp"
 
+#include "util/error.hpp"
+#include "util/fs.hpp"
+
 #include <boost/filesystem.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -38,10 +40,11 @@ std::vector<std::string> benchmark_modules(const std::string& flaggems_dir)
 
 std::string read_text(const std::string& path)
 {
-  std::ifstream in(path);
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
+  try {
+    return util::read_file(path);
+  } catch (const Error&) {
+    return {}; // unreadable, not a regular file, or too large: not a benchmark file
+  }
 }
 
 bool marks(const std::string& text, const std::string& op)

@@ -230,7 +230,7 @@ int execute(const Plan& p)
   report_end(result, spec.grace);
   outcome.record_log = collect_record_log(p.run_dir);
   if (p.autotune_mode != "off") {
-    outcome.autotune = tally_autotune(util::read_file(p.run_dir + "/run.log"));
+    outcome.autotune = tally_autotune(util::read_file(p.run_dir + "/run.log", util::k_log_limit));
   }
   if (p.tuner_cache.mode == "isolated") {
     boost::system::error_code ec;

@@ -11,7 +11,6 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <unistd.h>
 
@@ -171,11 +170,7 @@ void publish_files(const std::vector<std::pair<std::string, std::string>>& files
   fs::remove_all(tmp, ec);
   util::make_dirs(tmp.string());
   for (const auto& [name, content] : files) {
-    std::ofstream f((tmp / name).string(), std::ios::binary);
-    f << content;
-    if (!f.flush()) {
-      throw Error(fmt::format("cannot write {}", (tmp / name).string()));
-    }
+    util::write_file_atomic((tmp / name).string(), content); // checks each write and the close
   }
   fs::rename(tmp, to, ec);
   if (ec) {

@@ -82,6 +82,7 @@ std::string signal_name(int signal);
 
 // Makes sure descriptors 0, 1 and 2 are open (on /dev/null when closed), so that the first
 // file zl opens cannot become its standard output. Call first thing in main.
-void ensure_standard_descriptors();
+// Returns whether standard output was closed (what zl writes there is then lost: cli/app.cpp).
+bool ensure_standard_descriptors();
 
 } // namespace zl::util

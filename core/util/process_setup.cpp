@@ -69,16 +69,19 @@ std::string signal_name(int signal)
   return fmt::format("signal {}", signal);
 }
 
-void ensure_standard_descriptors()
+bool ensure_standard_descriptors()
 {
+  bool stdout_closed = false;
   for (int fd = 0; fd <= 2; ++fd) {
     if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      stdout_closed = stdout_closed || fd == 1;
       // open() takes the lowest free descriptor, which is fd.
       if (::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd) {
         std::_Exit(70);
       }
     }
   }
+  return stdout_closed;
 }
 
 std::optional<std::string> find_program(std::string_view name)

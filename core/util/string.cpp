@@ -80,6 +80,70 @@ std::string format_bytes(unsigned long long bytes)
   return unit == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", value, units[unit]);
 }
 
+namespace {
+
+// The length of the valid UTF-8 sequence at s[i] (2 to 4) and its code point; 0 when invalid.
+std::size_t utf8_sequence(std::string_view s, std::size_t i, uint32_t& cp)
+{
+  const auto lead = static_cast<unsigned char>(s[i]);
+  const std::size_t len = lead >= 0xF0 && lead <= 0xF4 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 && lead < 0xE0 ? 2 : 0;
+  if (len == 0 || (len == 3 && lead >= 0xF0) || i + len > s.size()) {
+    return 0;
+  }
+  cp = lead & (len == 2 ? 0x1Fu : len == 3 ? 0x0Fu : 0x07u);
+  for (std::size_t k = 1; k < len; ++k) {
+    const auto c = static_cast<unsigned char>(s[i + k]);
+    if ((c & 0xC0) != 0x80) {
+      return 0;
+    }
+    cp = (cp << 6) | (c & 0x3Fu);
+  }
+  const bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+  return overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) ? 0 : len;
+}
+
+// Invisible characters that change how the rest of a line reads.
+bool hidden(uint32_t cp)
+{
+  return cp == 0xFEFF || (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069) || (cp >= 0x80 && cp < 0xA0);
+}
+
+} // namespace
+
+std::string printable(std::string_view text, std::size_t max)
+{
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size() && out.size() < max) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\\') {
+      out += "\\\\";
+      ++i;
+    } else if (c >= 0x20 && c < 0x7F) {
+      out += static_cast<char>(c);
+      ++i;
+    } else if (c < 0x80) {
+      out += fmt::format("\\x{:02x}", c);
+      ++i;
+    } else {
+      uint32_t cp = 0;
+      const auto len = utf8_sequence(text, i, cp);
+      if (len == 0) {
+        out += fmt::format("\\x{:02x}", c);
+        ++i;
+      } else {
+        out += hidden(cp) ? fmt::format("\\u{:04x}", cp) : std::string(text.substr(i, len));
+        i += len;
+      }
+    }
+  }
+  if (i < text.size()) {
+    out += fmt::format("\u2026({} more bytes)", text.size() - i);
+  }
+  return out;
+}
+
 std::string first_line(std::string_view text)
 {
   text = trim(text);

@@ -18,6 +18,10 @@ size_t edit_distance(std::string_view a, std::string_view b);
 std::string format_bytes(unsigned long long bytes);
 // Appends the UTF-8 bytes of a Unicode code point (for \u escapes in JSON and Python strings).
 void append_utf8(std::string& out, uint32_t cp);
+// text made safe to echo in a message: control bytes, NULs, invalid UTF-8, byte-order marks and
+// bidirectional overrides as \xNN or \uNNNN escapes (a backslash as \\), and at most max bytes
+// of it kept ("…(N more bytes)" says how much was cut).
+std::string printable(std::string_view text, std::size_t max = 200);
 // The first line of text, trimmed; for quoting tool output in messages.
 std::string first_line(std::string_view text);
 // A marker line's value (docs/plan-file.md, "Marker lines"): bare when it has no whitespace,

@@ -41,3 +41,18 @@ TEST_CASE("zl::util::first_line")
   CHECK(first_line("\n  first  \nsecond") == "first");
   CHECK(first_line("") == "");
 }
+
+TEST_CASE("zl::util::printable escapes what a terminal would act on, and cuts")
+{
+  CHECK(printable("cuda") == "cuda");
+  CHECK(printable("caf\xc3\xa9") == "caf\xc3\xa9");
+  CHECK(printable(std::string("a\0b", 3)) == "a\\x00b");
+  CHECK(printable("\x1b[31mred\n") == "\\x1b[31mred\\x0a");
+  CHECK(printable("\xef\xbb\xbf"
+                  "cpu") == "\\ufeffcpu");
+  CHECK(printable("a\xe2\x80\xae"
+                  "b") == "a\\u202eb");
+  CHECK(printable("\xff\xc3") == "\\xff\\xc3");
+  CHECK(printable("a\\b") == "a\\\\b");
+  CHECK(printable(std::string(300, 'x'), 10) == std::string(10, 'x') + "\xe2\x80\xa6(290 more bytes)");
+}
