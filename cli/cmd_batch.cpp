@@ -11,7 +11,6 @@
 #include "util/string.hpp"
 
 #include <boost/filesystem.hpp>
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -173,9 +172,7 @@ int cmd_batch(Context& ctx, const Args& args)
     spec.global_args.insert(spec.global_args.end(), {"--backend-path", util::absolute(p)});
   }
   spec.backend = backend.name();
-  spec.out_dir = vm->count("out") ? util::absolute(value("out"))
-                                  : util::absolute(fmt::format("campaigns/{:%Y%m%dT%H%M%S}Z-{}",
-                                                               fmt::gmtime(std::time(nullptr)), backend.name()));
+  spec.out_dir = batch::campaign_folder(given("out"), backend.name());
   batch::check_out_path(spec.out_dir, vm->count("resume") > 0);
   spec.devices = choose_devices(backend, vm->count("gpus") ? value("gpus") : value("devices"));
   spec.level = caliber.level;

@@ -5,12 +5,14 @@
 #include "util/string.hpp"
 
 #include <boost/filesystem.hpp>
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <sys/stat.h>
 
 namespace zl::batch {
@@ -38,7 +40,39 @@ std::string status_error(const std::string& what, const boost::system::error_cod
   return fmt::format("--out {}: {}; give a folder zl can create or use", what, ec.message());
 }
 
+// Only a regular file, and a bounded one, is read: a FIFO planted in a campaign would block
+// zl, a folder or a huge file is not one of zl's documents.
+std::string read_document(const std::string& path, off_t cap)
+{
+  struct stat st
+  {
+  };
+  if (::stat(path.c_str(), &st) != 0) {
+    throw Error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+  }
+  if (!S_ISREG(st.st_mode) || st.st_size > cap) {
+    throw Error(fmt::format("{} is not a regular file of at most {} bytes, so not one zl wrote; move it aside, or "
+                            "choose another --out",
+                            path, cap));
+  }
+  return util::read_file(path);
+}
+
 } // namespace
+
+std::string campaign_folder(const std::optional<std::string>& given, const std::string& backend)
+{
+  if (given && given->empty()) {
+    throw Error("--out is empty; give the campaign folder, or leave --out out for campaigns/<UTC time>-<backend>");
+  }
+  auto dir = util::absolute(
+      given ? *given : fmt::format("campaigns/{:%Y%m%dT%H%M%S}Z-{}", fmt::gmtime(std::time(nullptr)), backend));
+  // "c/" normalizes to "c/.": the folder's own name reads better in every message and record.
+  while (dir.size() > 2 && dir.compare(dir.size() - 2, 2, "/.") == 0) {
+    dir.resize(dir.size() - 2);
+  }
+  return dir;
+}
 
 void check_out_path(const std::string& out_dir, bool resume)
 {
@@ -111,11 +145,11 @@ OpenCampaign open_campaign(const OpenSpec& spec)
     util::write_file_atomic(record, caliber_json(spec.caliber));
     return open;
   }
-  open.statuses = parse_ops_status(util::read_file(csv), csv);
+  open.statuses = parse_ops_status(read_document(csv, off_t{1} << 26), csv);
   std::vector<std::string> diffs;
   const bool recorded = fs::exists(record);
   if (recorded) {
-    diffs = caliber_differences(parse_caliber_json(util::read_file(record), record), spec.caliber);
+    diffs = caliber_differences(parse_caliber_json(read_document(record, off_t{1} << 20), record), spec.caliber);
   } else {
     diffs = legacy_differences(open.statuses, spec.out_dir, spec.caliber);
   }

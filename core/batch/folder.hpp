@@ -27,6 +27,10 @@ struct OpenCampaign
   std::vector<OpStatus> statuses;     // the campaign's rows so far (empty for a new one)
 };
 
+// The campaign folder, absolute: --out as given (an empty one is refused), else the default
+// campaigns/<UTC time>-<backend> under the working folder.
+std::string campaign_folder(const std::optional<std::string>& given, const std::string& backend);
+
 // Refuses (Error, exit 2) an --out that holds a control character, is not a folder, cannot be
 // looked at, is a run folder, lies inside a campaign or a run folder, or (without --resume)
 // holds files that are not a campaign of zl's. Writes nothing.

@@ -351,3 +351,24 @@ def test_ops_file_that_is_a_fifo_or_a_folder_is_refused_without_waiting(zl, tmp_
         proc = zl.run("batch", "--flaggems", str(CORPUS), "--ops-file", str(path), "--python", PYTHON,
                       "--out", str(tmp_path / "c"), check_rc=2)
         assert "not a regular file" in proc.stderr, proc.stderr
+
+
+def test_campaign_files_that_are_not_regular_files_are_refused_without_waiting(zl, tmp_path):
+    for name in ("ops_status.csv", "campaign.json"):
+        out = tmp_path / name.replace(".", "-")
+        batch(zl, out, check_rc=0)
+        (out / name).unlink()
+        os.mkfifo(out / name)
+        proc = batch(zl, out, "--resume", check_rc=2)  # zl.run's own timeout catches a hang
+        assert f"{out / name} is not a regular file" in proc.stderr, proc.stderr
+
+
+def test_an_empty_out_is_refused_and_a_trailing_slash_is_the_same_folder(zl, tmp_path):
+    proc = batch(zl, "", check_rc=2)
+    assert "--out is empty" in proc.stderr
+    out = tmp_path / "campaign"
+    batch(zl, out, check_rc=0)
+    proc = batch(zl, f"{out}/", check_rc=2)
+    assert f"{out} already holds a campaign" in proc.stderr, proc.stderr
+    batch(zl, f"{out}/", "--resume", check_rc=0)
+    assert statuses(out)["abs"]["run_dir"] == str(out / "abs")
