@@ -372,3 +372,24 @@ def test_an_empty_out_is_refused_and_a_trailing_slash_is_the_same_folder(zl, tmp
     assert f"{out} already holds a campaign" in proc.stderr, proc.stderr
     batch(zl, f"{out}/", "--resume", check_rc=0)
     assert statuses(out)["abs"]["run_dir"] == str(out / "abs")
+
+
+# --- the same rules for zl ab's folder ------------------------------------------------------------
+
+def test_ab_refuses_a_folder_another_process_owns_and_a_run_folder(zl, tmp_path):
+    import fcntl
+    out = tmp_path / "ab"
+    out.mkdir()
+    with open(out / ".zl-lock", "w") as held:
+        held.write(f"pid={os.getpid()}\nhost={socket.gethostname()}\nstarted=now\nrunning=\n")
+        held.flush()
+        fcntl.flock(held, fcntl.LOCK_EX)
+        proc = zl.run("ab", "--flaggems", str(CORPUS), "--op", "abs", "--axis", "ZL_TEST_NO_SUCH_SWITCH", "--values",
+                      "off,on", "--rounds", "1", "--force", "--python", PYTHON, "--out", str(out), check_rc=2)
+    assert f"in use by zl pid {os.getpid()} on host {socket.gethostname()}" in proc.stderr, proc.stderr
+    assert sorted(p.name for p in out.iterdir()) == [".zl-lock"]
+    run = tmp_path / "run"
+    zl.run("run", "--flaggems", str(CORPUS), "--op", "abs", "--python", PYTHON, "--out", str(run), check_rc=0)
+    proc = zl.run("ab", "--flaggems", str(CORPUS), "--op", "abs", "--axis", "ZL_TEST_NO_SUCH_SWITCH", "--values",
+                  "off,on", "--rounds", "1", "--force", "--python", PYTHON, "--out", str(run), check_rc=2)
+    assert "run folder" in proc.stderr, proc.stderr
