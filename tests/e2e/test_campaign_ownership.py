@@ -393,3 +393,14 @@ def test_ab_refuses_a_folder_another_process_owns_and_a_run_folder(zl, tmp_path)
     proc = zl.run("ab", "--flaggems", str(CORPUS), "--op", "abs", "--axis", "ZL_TEST_NO_SUCH_SWITCH", "--values",
                   "off,on", "--rounds", "1", "--force", "--python", PYTHON, "--out", str(run), check_rc=2)
     assert "run folder" in proc.stderr, proc.stderr
+
+
+def test_sweep_refuses_an_out_inside_a_campaign_or_with_a_control_character(zl, tmp_path):
+    shapes = SOURCE_DIR / "tests" / "fixtures" / "shapes_flaggems"
+    camp = tmp_path / "campaign"
+    batch(zl, camp, check_rc=0)
+    for out, said in ((camp / "sweep", "inside the campaign"), (tmp_path / "a\nb", "control character")):
+        proc = zl.run("sweep", "--flaggems", str(shapes), "--op", "mm", "--python", PYTHON, "--out", str(out),
+                      check_rc=2)
+        assert said in proc.stderr, proc.stderr
+        assert not out.exists()
