@@ -296,7 +296,7 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
         known.assign(groups.begin(), groups.end());
       }
       // A group stays on record while anything of it runs (a benchmark may leave a process).
-      const auto live = live_groups(known);
+      const auto live = live_groups(known, spec.out_dir);
       std::set<int> seen(live.begin(), live.end());
       for (int leader : leaders) {
         seen.insert(leader);

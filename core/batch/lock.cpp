@@ -79,6 +79,21 @@ ProcStat read_stat(int pid)
   return st;
 }
 
+// Whether the process at /proc/<pid> works in dir or names it on its command line.
+bool belongs(const std::string& proc, const std::string& dir)
+{
+  boost::system::error_code ec;
+  const auto cwd = boost::filesystem::read_symlink(proc + "/cwd", ec).string();
+  if (!ec && (cwd == dir || cwd.rfind(dir + "/", 0) == 0)) {
+    return true;
+  }
+  std::ifstream in(proc + "/cmdline", std::ios::binary);
+  std::string args((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::replace(args.begin(), args.end(), '\0', '\n');
+  return ("\n" + args).find("\n" + dir + "/") != std::string::npos ||
+         ("\n" + args + "\n").find("\n" + dir + "\n") != std::string::npos;
+}
+
 std::string group_list(const std::vector<int>& groups)
 {
   std::vector<std::string> parts;
@@ -142,7 +157,7 @@ std::string host_name()
   return buf;
 }
 
-std::vector<int> live_groups(const std::vector<int>& groups)
+std::vector<int> live_groups(const std::vector<int>& groups, const std::string& dir)
 {
   std::vector<int> maybe;
   for (int g : groups) {
@@ -150,20 +165,23 @@ std::vector<int> live_groups(const std::vector<int>& groups)
       maybe.push_back(g);
     }
   }
-  if (maybe.empty()) {
-    return maybe;
-  }
-  // A zombie nobody has reaped yet still answers kill(); it runs nothing.
   std::vector<int> live;
+  if (maybe.empty()) {
+    return live;
+  }
   boost::system::error_code ec;
   for (boost::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
     const auto name = it->path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) {
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos || name.size() > 9) {
       continue;
     }
     const auto st = read_stat(std::stoi(name));
-    if (st.pgrp > 0 && st.state != 'Z' && std::find(maybe.begin(), maybe.end(), st.pgrp) != maybe.end() &&
-        std::find(live.begin(), live.end(), st.pgrp) == live.end()) {
+    // A zombie nobody has reaped yet still answers kill(); it runs nothing.
+    if (st.pgrp <= 0 || st.state == 'Z' || std::find(maybe.begin(), maybe.end(), st.pgrp) == maybe.end() ||
+        std::find(live.begin(), live.end(), st.pgrp) != live.end()) {
+      continue;
+    }
+    if (belongs(it->path().string(), dir)) {
       live.push_back(st.pgrp);
     }
   }
@@ -191,7 +209,7 @@ std::vector<int> descendant_groups(int pid)
   return groups;
 }
 
-CampaignLock::CampaignLock(const std::string& dir, bool force) : m_path(dir + "/" + k_lock_file)
+CampaignLock::CampaignLock(const std::string& dir, bool force) : m_dir(dir), m_path(dir + "/" + k_lock_file)
 {
   // O_NOFOLLOW: a link planted in the campaign folder would make two campaigns share one lock.
   m_fd = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -233,7 +251,7 @@ CampaignLock::CampaignLock(const std::string& dir, bool force) : m_path(dir + "/
   m_self.started = fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", fmt::gmtime(std::time(nullptr)));
   if (!previous.running.empty()) {
     const bool here = previous.host == m_self.host;
-    const auto live = here ? live_groups(previous.running) : previous.running;
+    const auto live = here ? live_groups(previous.running, m_dir) : previous.running;
     if (here && !live.empty()) {
       ::close(m_fd);
       throw Error(fmt::format(
@@ -257,7 +275,7 @@ CampaignLock::~CampaignLock()
 {
   if (m_fd >= 0) {
     // What still runs stays on record for the next owner; the kernel drops the lock on close.
-    m_self.running = live_groups(m_self.running);
+    m_self.running = live_groups(m_self.running, m_dir);
     try {
       write();
     } catch (...) {

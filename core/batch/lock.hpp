@@ -45,12 +45,16 @@ private:
   void write();
 
   int m_fd = -1;
+  std::string m_dir;
   std::string m_path;
   LockInfo m_self;
 };
 
-// The groups among these that still have a process on this host.
-std::vector<int> live_groups(const std::vector<int>& groups);
+// The groups among these that still have a process of the campaign in dir on this host: one
+// whose working folder is in dir (a benchmark runs in its run folder) or whose command line
+// names it (`zl run --out <dir>/<op>`). A group id reused by an unrelated process after a
+// reboot or years of uptime is not the campaign's, and zl must not tell anyone to kill it.
+std::vector<int> live_groups(const std::vector<int>& groups, const std::string& dir);
 
 // The process groups of pid's descendants (from /proc): a benchmark runs in a group of its own,
 // started by the op's `zl run`.

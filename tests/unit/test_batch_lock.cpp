@@ -53,9 +53,16 @@ TEST_CASE("zl::batch::CampaignLock: one owner; the second is refused with the ow
 TEST_CASE("zl::batch::CampaignLock: running groups a dead owner left are checked for life")
 {
   test::TempDir dir;
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
   const pid_t child = ::fork();
   if (child == 0) {
     ::setpgid(0, 0);
+    if (::chdir(dir.path().c_str()) != 0) { // a benchmark works in its run folder
+      ::_exit(1);
+    }
+    const char byte = 1;
+    (void)!::write(ready[1], &byte, 1);
     ::pause();
     ::_exit(0);
   }
@@ -63,7 +70,13 @@ TEST_CASE("zl::batch::CampaignLock: running groups a dead owner left are checked
   ::setpgid(child, child);
   batch::LockInfo left{999999, batch::host_name(), "then", {child}};
   util::write_file_atomic(dir.path() + "/.zl-lock", batch::format_lock(left));
-  CHECK(batch::live_groups({child}) == std::vector<int>{child});
+  char byte = 0;
+  REQUIRE(::read(ready[0], &byte, 1) == 1); // the child works in the campaign now
+  ::close(ready[0]);
+  ::close(ready[1]);
+  CHECK(batch::live_groups({child}, dir.path()) == std::vector<int>{child});
+  // The same group seen from another campaign is none of its business.
+  CHECK(batch::live_groups({child}, "/elsewhere").empty());
   for (bool force : {false, true}) {
     try {
       batch::CampaignLock lock(dir.path(), force);
@@ -77,7 +90,7 @@ TEST_CASE("zl::batch::CampaignLock: running groups a dead owner left are checked
   ::kill(child, SIGKILL);
   int status = 0;
   ::waitpid(child, &status, 0);
-  CHECK(batch::live_groups({child}).empty());
+  CHECK(batch::live_groups({child}, dir.path()).empty());
   batch::CampaignLock lock(dir.path(), false);
 
   // Another host: zl cannot look, so only --force goes on.
