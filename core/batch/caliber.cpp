@@ -208,8 +208,8 @@ std::vector<std::string> legacy_differences(const std::vector<OpStatus>& statuse
   for (const auto& s : statuses) {
     differ("--backend", s.backend, now.backend, "ops_status.csv, op " + s.op);
     differ("--level", s.level, now.level, "ops_status.csv, op " + s.op);
-    const auto dir = s.run_dir.empty() ? out_dir + "/" + s.op : s.run_dir;
-    const auto identity = dir + "/run_identity.json";
+    // The op's own folder, never a path the CSV names: what zl reads stays inside the campaign.
+    const auto identity = out_dir + "/" + s.op + "/run_identity.json";
     if (!boost::filesystem::is_regular_file(identity)) {
       continue;
     }

@@ -137,7 +137,8 @@ OpenCampaign open_campaign(const OpenSpec& spec)
   open.lock = std::make_unique<CampaignLock>(spec.out_dir, spec.force);
   // Looked at again under the lock: another owner may have started it meanwhile.
   if (!spec.resume) {
-    if (fs::exists(csv) || fs::exists(record)) {
+    // campaign.json alone is a campaign stopped before its first op: it starts afresh.
+    if (fs::exists(csv)) {
       throw Error(fmt::format("{} already holds a campaign (ops_status.csv); continue it with --resume, or choose "
                               "another --out",
                               spec.out_dir));

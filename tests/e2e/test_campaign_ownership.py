@@ -404,3 +404,26 @@ def test_sweep_refuses_an_out_inside_a_campaign_or_with_a_control_character(zl, 
                       check_rc=2)
         assert said in proc.stderr, proc.stderr
         assert not out.exists()
+
+
+def test_a_tampered_ops_status_cannot_move_folders_outside_the_campaign(zl, tmp_path):
+    out = tmp_path / "campaign"
+    batch(zl, out, check_rc=0)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    csv_path = out / "ops_status.csv"
+    text = csv_path.read_text().replace("\nabs,ok,", "\n../victim,failed,")
+    csv_path.write_text(text)
+    proc = batch(zl, out, "--resume", check_rc=2)
+    assert "'../victim' is not an op name" in proc.stderr, proc.stderr
+    assert victim.is_dir() and not (tmp_path / "victim.attempt-1").exists()
+
+
+def test_a_campaign_stopped_before_its_first_op_starts_afresh(zl, tmp_path):
+    out = tmp_path / "campaign"
+    out.mkdir()
+    (out / "campaign.json").write_text('{"schema": 1, "caliber": {"level": "comprehensive"}}\n')
+    proc = batch(zl, out, "--resume", check_rc=2)
+    assert "has no ops_status.csv; start the campaign without --resume" in proc.stderr
+    batch(zl, out, check_rc=0)
+    assert json.loads((out / "campaign.json").read_text())["caliber"]["level"] == "core"
