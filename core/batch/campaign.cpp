@@ -175,6 +175,8 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
       }
     }
   };
+  // Set when the campaign cannot go on (its folder became unwritable): nothing new starts.
+  std::string broken;
   CampaignOutcome outcome;
   const auto campaign_start = Clock::now();
   std::vector<Slot> slots(spec.devices.size());
@@ -186,7 +188,7 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
       size_t i;
       {
         std::lock_guard<std::mutex> lock(state);
-        if (g_stop_signal != 0 || queue.empty()) {
+        if (g_stop_signal != 0 || !broken.empty() || queue.empty()) {
           return;
         }
         i = queue.front();
@@ -271,7 +273,16 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
   };
 
   auto worker = [&](size_t slot_index) {
-    worker_loop(slot_index);
+    // An exception must not leave a worker thread (std::terminate, with ops still running).
+    try {
+      worker_loop(slot_index);
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(state);
+      if (broken.empty()) {
+        broken = e.what();
+        progress.note(fmt::format("{}; no new op starts", broken));
+      }
+    }
     --active_workers;
   };
   std::vector<std::thread> threads;
@@ -347,6 +358,11 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
   ::sigaction(SIGHUP, &old_hup, nullptr);
 
   outcome.makespan_s = std::chrono::duration<double>(Clock::now() - campaign_start).count();
+  if (!broken.empty()) {
+    throw Error(fmt::format("the campaign {} stopped: {}; make the folder writable (space, permissions) and "
+                            "--resume",
+                            spec.out_dir, broken));
+  }
   util::write_file_atomic(csv_path, format_ops_status(statuses));
   const bool all_ok = std::all_of(statuses.begin(), statuses.end(), [](const auto& s) { return s.status == "ok"; });
   outcome.exit_code = g_stop_signal != 0 ? 130 : all_ok ? 0 : 1;

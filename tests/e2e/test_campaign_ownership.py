@@ -427,3 +427,18 @@ def test_a_campaign_stopped_before_its_first_op_starts_afresh(zl, tmp_path):
     assert "has no ops_status.csv; start the campaign without --resume" in proc.stderr
     batch(zl, out, check_rc=0)
     assert json.loads((out / "campaign.json").read_text())["caliber"]["level"] == "core"
+
+
+def test_a_campaign_that_cannot_record_stops_cleanly_instead_of_aborting(zl, tmp_path):
+    out = tmp_path / "campaign"
+    proc = start(zl, out, ops="slow,other", sleep=2)
+    try:
+        wait_for(out / "slow" / "run.log", "SLOW_STARTED")
+        (out / "ops_status.csv").unlink()
+        (out / "ops_status.csv").mkdir()  # the next rewrite's rename fails
+        _, err = proc.communicate(timeout=60)
+    finally:
+        stop(proc)
+    assert proc.returncode == 2, err
+    assert f"the campaign {out} stopped" in err and "--resume" in err, err
+    assert not (out / "other").exists()  # nothing new started
