@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <set>
 
 namespace zl::cli {
@@ -179,10 +180,17 @@ int cmd_batch(Context& ctx, const Args& args)
   spec.run_args = batch::run_args(caliber);
   spec.timeout_per_op = timeout;
   const auto csv = spec.out_dir + "/ops_status.csv";
+  std::optional<results::Store> shared; // a bad --db is refused before the campaign folder is made
+  if (vm->count("db")) {
+    shared.emplace(util::absolute(value("db")));
+  }
   auto campaign = batch::open_campaign({spec.out_dir, vm->count("resume") > 0, vm->count("force") > 0, caliber});
   spec.lock = campaign.lock.get();
   auto& statuses = campaign.statuses;
-  results::Store store(vm->count("db") ? util::absolute(value("db")) : spec.out_dir + "/results.sqlite");
+  if (!shared) {
+    shared.emplace(spec.out_dir + "/results.sqlite");
+  }
+  auto& store = *shared;
   auto expected = [&](const std::string& op) { return store.expected_duration(backend.name(), op); };
   std::set<std::string> known;
   for (const auto& s : statuses) {

@@ -442,3 +442,11 @@ def test_a_campaign_that_cannot_record_stops_cleanly_instead_of_aborting(zl, tmp
     assert proc.returncode == 2, err
     assert f"the campaign {out} stopped" in err and "--resume" in err, err
     assert not (out / "other").exists()  # nothing new started
+
+
+def test_a_bad_db_is_refused_before_the_campaign_folder_is_made(zl, tmp_path):
+    (tmp_path / "a-folder").mkdir()
+    out = tmp_path / "campaign"
+    proc = batch(zl, out, "--db", str(tmp_path / "a-folder"), check_rc=2)
+    assert "results store" in proc.stderr, proc.stderr
+    assert not out.exists()
