@@ -177,7 +177,10 @@ def test_resume_refuses_while_processes_of_a_dead_owner_still_run(zl, tmp_path):
     wait_for(out / ".zl-lock", str(pgid), timeout=10)
     try:
         # The owner and its `zl run` die hard (as under the OOM killer); the benchmark's group lives on.
+        # Stopped first, so that no clean-up on its parent's death (a death signal) can run.
         run_child = children(first.pid)
+        for c in run_child:
+            os.kill(c, signal.SIGSTOP)
         os.kill(first.pid, signal.SIGKILL)
         for c in run_child:
             os.kill(c, signal.SIGKILL)
