@@ -67,11 +67,20 @@ std::string member(const rapidjson::Value& o, const char* key)
 
 } // namespace
 
+std::string normal_path(const std::string& path)
+{
+  auto p = util::absolute(path);
+  while (p.size() > 2 && p.compare(p.size() - 2, 2, "/.") == 0) {
+    p.resize(p.size() - 2);
+  }
+  return p;
+}
+
 Caliber resolve_caliber(const CaliberOptions& o)
 {
   Caliber c;
   c.backend = o.backend;
-  c.flaggems_dir = util::absolute(o.flaggems_dir);
+  c.flaggems_dir = normal_path(o.flaggems_dir);
   c.level = option_or_env(o.level, "BENCH_LEVEL");
   c.level = c.level.empty() ? "core" : c.level;
   c.mode = o.mode.value_or("kernel");
@@ -87,13 +96,13 @@ Caliber resolve_caliber(const CaliberOptions& o)
   // SHAPE_MODE=upstream outranks a SHAPE_FILE variable, not a --shape-file option (as zl run).
   c.shape_file = c.shape_mode_upstream && !o.shape_file ? "" : option_or_env(o.shape_file, "SHAPE_FILE");
   if (!c.shape_file.empty()) {
-    c.shape_file = util::absolute(c.shape_file);
+    c.shape_file = normal_path(c.shape_file);
     if (boost::filesystem::is_regular_file(c.shape_file)) {
       c.shape_file_sha256 = receipt::sha256_file(c.shape_file);
     }
   }
   c.replay_from = option_or_env(o.replay_from, "REPLAY_FROM");
-  c.replay_from = c.replay_from.empty() ? "" : util::absolute(c.replay_from);
+  c.replay_from = c.replay_from.empty() ? "" : normal_path(c.replay_from);
   const char* isolate = std::getenv("ZL_ISOLATE_TUNER_CACHE");
   c.isolate_tuner_cache = o.isolate_tuner_cache || (isolate != nullptr && std::string(isolate) == "1");
   c.python = option_or_env(o.python, "ZL_PYTHON");

@@ -40,6 +40,10 @@ struct Caliber
   std::string python;
 };
 
+// An absolute, lexically normal path without a trailing "/." (what "dir/" normalizes to), so
+// that "corpus", "./corpus/" and "/abs/corpus" are one folder in records and comparisons.
+std::string normal_path(const std::string& path);
+
 // Resolves and validates (Error, exit 2, naming the option and the values it accepts).
 Caliber resolve_caliber(const CaliberOptions& options);
 

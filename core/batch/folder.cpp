@@ -65,13 +65,8 @@ std::string campaign_folder(const std::optional<std::string>& given, const std::
   if (given && given->empty()) {
     throw Error("--out is empty; give the campaign folder, or leave --out out for campaigns/<UTC time>-<backend>");
   }
-  auto dir = util::absolute(
-      given ? *given : fmt::format("campaigns/{:%Y%m%dT%H%M%S}Z-{}", fmt::gmtime(std::time(nullptr)), backend));
-  // "c/" normalizes to "c/.": the folder's own name reads better in every message and record.
-  while (dir.size() > 2 && dir.compare(dir.size() - 2, 2, "/.") == 0) {
-    dir.resize(dir.size() - 2);
-  }
-  return dir;
+  return normal_path(given ? *given
+                           : fmt::format("campaigns/{:%Y%m%dT%H%M%S}Z-{}", fmt::gmtime(std::time(nullptr)), backend));
 }
 
 void check_out_path(const std::string& out_dir, bool resume)

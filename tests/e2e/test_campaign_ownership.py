@@ -453,3 +453,11 @@ def test_a_bad_db_is_refused_before_the_campaign_folder_is_made(zl, tmp_path):
     proc = batch(zl, out, "--db", str(tmp_path / "a-folder"), check_rc=2)
     assert "results store" in proc.stderr, proc.stderr
     assert not out.exists()
+
+
+def test_the_same_folder_spelled_another_way_is_the_same_caliber(zl, tmp_path):
+    out = tmp_path / "campaign"
+    batch(zl, out, ops="abs", check_rc=0)
+    proc = zl.run("batch", "--flaggems", f"{CORPUS}/", "--ops", "abs,add", "--python", PYTHON, "--out", str(out),
+                  "--resume", check_rc=0)
+    assert list(statuses(out)) == ["abs", "add"], proc.stderr
