@@ -25,37 +25,39 @@ namespace {
 
 namespace fs = boost::filesystem;
 
+// clang-format off
 constexpr const char* k_usage =
-    "zl [--backend NAME] batch --flaggems DIR (--ops a,b,c | --ops-file FILE | --all)\n"
-    "        [--devices 0,1|UUID,...|all] [--gpus ...] [--out DIR] [--resume [--force]] [--timeout-per-op S]\n"
-    "        [--level ...] [--mode ...] [--dtypes ...] [--timer ...] [--shape-file F | --shape-mode upstream]\n"
-    "        [--replay-from DIR] [--isolate-tuner-cache] [--python PATH]\n\n"
-    "Runs each op as its own `zl run` (the same code path), one op per device at a time, each pinned\n"
-    "with the backend's visibility variable; longest expected first, from durations already in the\n"
-    "campaign's results store. After each op, ops_status.csv is rewritten atomically and the run\n"
-    "folder is ingested into results.sqlite. At the end: the makespan against the ideal.\n\n"
-    "The campaign folder (--out, default campaigns/<UTC time>-<backend>/) holds campaign.json (the\n"
-    "caliber), ops_status.csv, results.sqlite, logs/<op>.log (what each `zl run` printed), one run\n"
-    "folder per op, and .zl-lock. --out must be a new or empty folder (or, with --resume, a campaign):\n"
-    "a file, a run folder, a folder inside a campaign or run, other files, or a name with a control\n"
-    "character are refused.\n\n"
-    "One owner: the campaign is locked while zl batch runs; a second zl batch on it (--resume or not)\n"
-    "is refused with the owner's pid and host. The lock dies with its owner; processes a dead owner\n"
-    "left running are named, and --resume waits for you to stop them.\n\n"
-    "One caliber: the backend, --flaggems, --level, --mode, --dtypes, --timer, --shape-file (and its\n"
-    "content), --shape-mode, --replay-from, --isolate-tuner-cache and --python (options first, then the\n"
-    "variables zl run reads) are recorded in campaign.json and given to every op; --resume with any\n"
-    "difference is refused. A campaign of an earlier zl (no campaign.json) also needs --force.\n"
-    "--resume re-runs only the ops whose status is not ok; an op's earlier folder is kept as\n"
-    "<op>.attempt-N. Ctrl-C (or SIGTERM) starts nothing new, interrupts the running ops and exits 130.\n"
-    "--timeout-per-op: a finite number of seconds, at least 1 (default: no limit).\n\n"
-    "Statuses: ok, failed, preflight_failed, no_rows, timeout, interrupted, crashed; pending for an op\n"
-    "never started. Exit status: 0 every op ok, 1 some op not ok, 2 usage, 3 preflight, 130 interrupted.\n\n"
-    "Examples:\n"
-    "  zl batch --flaggems corpus --ops abs,add,mm\n"
-    "  zl --backend=cuda batch --flaggems ~/FlagGems --ops-file ops.txt --devices all --timeout-per-op 900\n"
-    "  zl batch --flaggems ~/FlagGems --all --out campaigns/nightly --resume\n"
-    "  zl batch --flaggems ~/FlagGems --all --db ~/zl-results.sqlite   (longest-first from past campaigns)";
+  "zl [--backend NAME] batch --flaggems DIR (--ops a,b,c | --ops-file FILE | --all)\n"
+  "        [--devices 0,1|UUID,...|all] [--gpus ...] [--out DIR] [--resume [--force]] [--timeout-per-op S]\n"
+  "        [--level ...] [--mode ...] [--dtypes ...] [--timer ...] [--shape-file F | --shape-mode upstream]\n"
+  "        [--replay-from DIR] [--isolate-tuner-cache] [--python PATH]\n\n"
+  "Runs each op as its own `zl run` (the same code path), one op per device at a time, each pinned\n"
+  "with the backend's visibility variable; longest expected first, from durations already in the\n"
+  "campaign's results store. After each op, ops_status.csv is rewritten atomically and the run\n"
+  "folder is ingested into results.sqlite. At the end: the makespan against the ideal.\n\n"
+  "The campaign folder (--out, default campaigns/<UTC time>-<backend>/) holds campaign.json (the\n"
+  "caliber), ops_status.csv, results.sqlite, logs/<op>.log (what each `zl run` printed), one run\n"
+  "folder per op, and .zl-lock. --out must be a new or empty folder (or, with --resume, a campaign):\n"
+  "a file, a run folder, a folder inside a campaign or run, other files, or a name with a control\n"
+  "character are refused.\n\n"
+  "One owner: the campaign is locked while zl batch runs; a second zl batch on it (--resume or not)\n"
+  "is refused with the owner's pid and host. The lock dies with its owner; processes a dead owner\n"
+  "left running are named, and --resume waits for you to stop them.\n\n"
+  "One caliber: the backend, --flaggems, --level, --mode, --dtypes, --timer, --shape-file (and its\n"
+  "content), --shape-mode, --replay-from, --isolate-tuner-cache and --python (options first, then the\n"
+  "variables zl run reads) are recorded in campaign.json and given to every op; --resume with any\n"
+  "difference is refused. A campaign of an earlier zl (no campaign.json) also needs --force.\n"
+  "--resume re-runs only the ops whose status is not ok; an op's earlier folder is kept as\n"
+  "<op>.attempt-N. Ctrl-C (or SIGTERM) starts nothing new, interrupts the running ops and exits 130.\n"
+  "--timeout-per-op: a finite number of seconds, at least 1 (default: no limit).\n\n"
+  "Statuses: ok, failed, preflight_failed, no_rows, timeout, interrupted, crashed; pending for an op\n"
+  "never started. Exit status: 0 every op ok, 1 some op not ok, 2 usage, 3 preflight, 130 interrupted.\n\n"
+  "Examples:\n"
+  "  zl batch --flaggems corpus --ops abs,add,mm\n"
+  "  zl --backend=cuda batch --flaggems ~/FlagGems --ops-file ops.txt --devices all --timeout-per-op 900\n"
+  "  zl batch --flaggems ~/FlagGems --all --out campaigns/nightly --resume\n"
+  "  zl batch --flaggems ~/FlagGems --all --db ~/zl-results.sqlite   (longest-first from past campaigns)";
+// clang-format on
 
 std::vector<loader::Device> choose_devices(const loader::Module& backend, const std::string& wanted)
 {
@@ -84,28 +86,31 @@ std::vector<loader::Device> choose_devices(const loader::Module& backend, const 
 int cmd_batch(Context& ctx, const Args& args)
 {
   po::options_description desc("Options");
-  desc.add_options()("flaggems", po::value<std::string>(), "FlagGems checkout (else FLAGGEMS_DIR)")(
-      "ops", po::value<std::string>(), "comma list of ops")("ops-file", po::value<std::string>(),
-                                                            "one op per line; # starts a comment")(
-      "all", "every benchmark/test_<op>.py")("devices", po::value<std::string>(),
-                                             "device indices or UUIDs, comma list, or all (default)")(
-      "gpus", po::value<std::string>(), "the same as --devices")(
-      "out", po::value<std::string>(), "campaign folder (default campaigns/<UTC time>-<backend>/)")(
-      "resume", "re-run only the ops of the campaign folder whose status is not ok")(
-      "db", po::value<std::string>(),
-      "results store (default <out>/results.sqlite); share one across campaigns "
-      "so that later ones order ops by the durations earlier ones saw")(
-      "force", "with --resume: accept a campaign of an earlier zl, which has no caliber record (campaign.json)")(
-      "timeout-per-op", po::value<std::string>(),
-      "seconds before an op is stopped and recorded as timeout "
-      "(finite, at least 1; default: no limit)")("level", po::value<std::string>(), "forwarded to zl run")(
-      "mode", po::value<std::string>(), "forwarded to zl run")("dtypes", po::value<std::string>(),
-                                                               "forwarded to zl run")("timer", po::value<std::string>(),
-                                                                                      "forwarded to zl run")(
-      "shape-file", po::value<std::string>(),
-      "forwarded to zl run")("shape-mode", po::value<std::string>(),
-                             "forwarded to zl run")("replay-from", po::value<std::string>(), "forwarded to zl run")(
-      "isolate-tuner-cache", "forwarded to zl run")("python", po::value<std::string>(), "forwarded to zl run");
+  // clang-format off
+  desc.add_options()
+    ("flaggems", po::value<std::string>(), "FlagGems checkout (else FLAGGEMS_DIR)")
+    ("ops", po::value<std::string>(), "comma list of ops")
+    ("ops-file", po::value<std::string>(), "one op per line; # starts a comment")
+    ("all", "every benchmark/test_<op>.py")
+    ("devices", po::value<std::string>(), "device indices or UUIDs, comma list, or all (default)")
+    ("gpus", po::value<std::string>(), "the same as --devices")
+    ("out", po::value<std::string>(), "campaign folder (default campaigns/<UTC time>-<backend>/)")
+    ("resume", "re-run only the ops of the campaign folder whose status is not ok")
+    ("force", "with --resume: accept a campaign of an earlier zl, which has no caliber record (campaign.json)")
+    ("db", po::value<std::string>(), "results store (default <out>/results.sqlite); share one across campaigns "
+                                     "so that later ones order ops by the durations earlier ones saw")
+    ("timeout-per-op", po::value<std::string>(), "seconds before an op is stopped and recorded as timeout "
+                                                 "(finite, at least 1; default: no limit)")
+    ("level", po::value<std::string>(), "forwarded to zl run")
+    ("mode", po::value<std::string>(), "forwarded to zl run")
+    ("dtypes", po::value<std::string>(), "forwarded to zl run")
+    ("timer", po::value<std::string>(), "forwarded to zl run")
+    ("shape-file", po::value<std::string>(), "forwarded to zl run")
+    ("shape-mode", po::value<std::string>(), "forwarded to zl run")
+    ("replay-from", po::value<std::string>(), "forwarded to zl run")
+    ("isolate-tuner-cache", "forwarded to zl run")
+    ("python", po::value<std::string>(), "forwarded to zl run");
+  // clang-format on
   const auto vm = parse_options("batch", k_usage, desc, args);
   if (!vm) {
     return 0;

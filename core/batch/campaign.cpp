@@ -153,9 +153,7 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
     }
   }
 
-  struct sigaction sa
-  {
-  }, old_int{}, old_term{}, old_hup{};
+  struct sigaction sa = {}, old_int = {}, old_term = {}, old_hup = {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   g_stop_signal = 0;
