@@ -44,9 +44,7 @@ std::string status_error(const std::string& what, const boost::system::error_cod
 // zl, a folder or a huge file is not one of zl's documents.
 std::string read_document(const std::string& path, off_t cap)
 {
-  struct stat st
-  {
-  };
+  struct stat st = {};
   if (::stat(path.c_str(), &st) != 0) {
     throw Error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
   }
@@ -181,9 +179,7 @@ double parse_timeout_per_op(const std::string& text)
 
 std::vector<std::string> read_ops_file(const std::string& path)
 {
-  struct stat st
-  {
-  };
+  struct stat st = {};
   if (::stat(path.c_str(), &st) != 0) {
     throw Error(fmt::format("--ops-file {}: {}", path, std::strerror(errno)));
   }

@@ -217,9 +217,7 @@ CampaignLock::CampaignLock(const std::string& dir, bool force) : m_dir(dir), m_p
     throw Error(fmt::format("cannot take the campaign lock {}: {}; the campaign folder must be writable", m_path,
                             std::strerror(errno)));
   }
-  struct stat st
-  {
-  };
+  struct stat st = {};
   if (::fstat(m_fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(m_fd);
     throw Error(fmt::format("{} is not a regular file; remove it to use this campaign folder", m_path));
@@ -268,7 +266,12 @@ CampaignLock::CampaignLock(const std::string& dir, bool force) : m_dir(dir), m_p
           dir, owner_text(previous), group_list(live), m_self.host, previous.host));
     }
   }
-  write();
+  try {
+    write();
+  } catch (const Error&) {
+    ::close(m_fd);
+    throw;
+  }
 }
 
 CampaignLock::~CampaignLock()
