@@ -57,7 +57,7 @@ def batch(zl, out, *extra, ops="abs", check_rc=None, flaggems=CORPUS):
 
 def test_two_campaigns_started_together_only_one_runs(zl, tmp_path):
     out = tmp_path / "campaign"
-    procs = [start(zl, out, sleep=4), start(zl, out, sleep=4)]
+    procs = [start(zl, out, sleep=8), start(zl, out, sleep=8)]
     try:
         results = [p.communicate(timeout=60) for p in procs]
     finally:
@@ -102,7 +102,7 @@ def test_two_resumes_at_once_do_not_rerun_each_others_ops(zl, tmp_path):
     wait_for(out / "slow" / "run.log", "SLOW_STARTED")
     stop(first)
     assert statuses(out)["slow"]["status"] == "interrupted"
-    procs = [start(zl, out, "--resume", sleep=3), start(zl, out, "--resume", sleep=3)]
+    procs = [start(zl, out, "--resume", sleep=8), start(zl, out, "--resume", sleep=8)]
     try:
         for p in procs:
             p.communicate(timeout=60)
