@@ -3,6 +3,7 @@
 
 #include "ab/axis.hpp"
 #include "ab/rounds.hpp"
+#include "batch/folder.hpp"
 #include "results/ab.hpp"
 #include "results/format.hpp"
 #include "results/sources.hpp"
@@ -143,6 +144,9 @@ int cmd_ab(Context& ctx, const Args& args)
   if (boost::filesystem::exists(spec.out_dir + "/A") || boost::filesystem::exists(spec.out_dir + "/B")) {
     throw Error(fmt::format("{} already holds an A/B; choose another --out", spec.out_dir));
   }
+  batch::check_out_path(spec.out_dir, false); // the campaign folder's rules, and its one owner
+  util::make_dirs(spec.out_dir);
+  const batch::CampaignLock owner(spec.out_dir, false);
   bool interrupted = false;
   const auto runs = ab::run_rounds(spec, interrupted);
 

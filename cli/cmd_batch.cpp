@@ -1,21 +1,22 @@
 // zl batch: a campaign of many ops over the devices of one host.
 #include "output.hpp"
 
+#include "batch/caliber.hpp"
 #include "batch/campaign.hpp"
+#include "batch/folder.hpp"
 #include "results/store.hpp"
 #include "run/preflight.hpp"
-#include "run/request.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/string.hpp"
 
 #include <boost/filesystem.hpp>
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <set>
 
 namespace zl::cli {
@@ -24,19 +25,31 @@ namespace {
 
 namespace fs = boost::filesystem;
 
+// clang-format off
 constexpr const char* k_usage =
   "zl [--backend NAME] batch --flaggems DIR (--ops a,b,c | --ops-file FILE | --all)\n"
-  "        [--devices 0,1|UUID,...|all] [--gpus ...] [--out DIR] [--resume] [--timeout-per-op S]\n"
+  "        [--devices 0,1|UUID,...|all] [--gpus ...] [--out DIR] [--resume [--force]] [--timeout-per-op S]\n"
   "        [--level ...] [--mode ...] [--dtypes ...] [--timer ...] [--shape-file F | --shape-mode upstream]\n"
   "        [--replay-from DIR] [--isolate-tuner-cache] [--python PATH]\n\n"
   "Runs each op as its own `zl run` (the same code path), one op per device at a time, each pinned\n"
   "with the backend's visibility variable; longest expected first, from durations already in the\n"
   "campaign's results store. After each op, ops_status.csv is rewritten atomically and the run\n"
   "folder is ingested into results.sqlite. At the end: the makespan against the ideal.\n\n"
-  "The campaign folder (--out, default campaigns/<UTC time>-<backend>/) holds ops_status.csv,\n"
-  "results.sqlite, logs/<op>.log (what each `zl run` printed) and one run folder per op.\n"
+  "The campaign folder (--out, default campaigns/<UTC time>-<backend>/) holds campaign.json (the\n"
+  "caliber), ops_status.csv, results.sqlite, logs/<op>.log (what each `zl run` printed), one run\n"
+  "folder per op, and .zl-lock. --out must be a new or empty folder (or, with --resume, a campaign):\n"
+  "a file, a run folder, a folder inside a campaign or run, other files, or a name with a control\n"
+  "character are refused.\n\n"
+  "One owner: the campaign is locked while zl batch runs; a second zl batch on it (--resume or not)\n"
+  "is refused with the owner's pid and host. The lock dies with its owner; processes a dead owner\n"
+  "left running are named, and --resume waits for you to stop them.\n\n"
+  "One caliber: the backend, --flaggems, --level, --mode, --dtypes, --timer, --shape-file (and its\n"
+  "content), --shape-mode, --replay-from, --isolate-tuner-cache and --python (options first, then the\n"
+  "variables zl run reads) are recorded in campaign.json and given to every op; --resume with any\n"
+  "difference is refused. A campaign of an earlier zl (no campaign.json) also needs --force.\n"
   "--resume re-runs only the ops whose status is not ok; an op's earlier folder is kept as\n"
-  "<op>.attempt-N. Ctrl-C (or SIGTERM) starts nothing new, interrupts the running ops and exits 130.\n\n"
+  "<op>.attempt-N. Ctrl-C (or SIGTERM) starts nothing new, interrupts the running ops and exits 130.\n"
+  "--timeout-per-op: a finite number of seconds, at least 1 (default: no limit).\n\n"
   "Statuses: ok, failed, preflight_failed, no_rows, timeout, interrupted, crashed; pending for an op\n"
   "never started. Exit status: 0 every op ok, 1 some op not ok, 2 usage, 3 preflight, 130 interrupted.\n\n"
   "Examples:\n"
@@ -44,29 +57,7 @@ constexpr const char* k_usage =
   "  zl --backend=cuda batch --flaggems ~/FlagGems --ops-file ops.txt --devices all --timeout-per-op 900\n"
   "  zl batch --flaggems ~/FlagGems --all --out campaigns/nightly --resume\n"
   "  zl batch --flaggems ~/FlagGems --all --db ~/zl-results.sqlite   (longest-first from past campaigns)";
-
-// Options handed unchanged to each `zl run`.
-const char* const k_forwarded_values[] = {"level", "mode", "dtypes", "timer", "shape-file", "shape-mode",
-                                          "replay-from", "python"};
-
-std::vector<std::string> read_ops_file(const std::string& path)
-{
-  std::vector<std::string> ops;
-  const auto text = util::read_file(path);
-  int n = 0;
-  for (const auto& raw : util::split(text, '\n', false)) {
-    ++n;
-    const auto line = std::string(util::trim(raw.substr(0, raw.find('#'))));
-    if (line.empty()) {
-      continue;
-    }
-    if (!util::is_identifier(line)) {
-      throw Error(fmt::format("{}:{}: '{}' is not an op name ([a-z0-9_]+)", path, n, line));
-    }
-    ops.push_back(line);
-  }
-  return ops;
-}
+// clang-format on
 
 std::vector<loader::Device> choose_devices(const loader::Module& backend, const std::string& wanted)
 {
@@ -95,6 +86,7 @@ std::vector<loader::Device> choose_devices(const loader::Module& backend, const 
 int cmd_batch(Context& ctx, const Args& args)
 {
   po::options_description desc("Options");
+  // clang-format off
   desc.add_options()
     ("flaggems", po::value<std::string>(), "FlagGems checkout (else FLAGGEMS_DIR)")
     ("ops", po::value<std::string>(), "comma list of ops")
@@ -104,9 +96,11 @@ int cmd_batch(Context& ctx, const Args& args)
     ("gpus", po::value<std::string>(), "the same as --devices")
     ("out", po::value<std::string>(), "campaign folder (default campaigns/<UTC time>-<backend>/)")
     ("resume", "re-run only the ops of the campaign folder whose status is not ok")
+    ("force", "with --resume: accept a campaign of an earlier zl, which has no caliber record (campaign.json)")
     ("db", po::value<std::string>(), "results store (default <out>/results.sqlite); share one across campaigns "
                                      "so that later ones order ops by the durations earlier ones saw")
-    ("timeout-per-op", po::value<double>(), "seconds before an op is stopped and recorded as timeout")
+    ("timeout-per-op", po::value<std::string>(), "seconds before an op is stopped and recorded as timeout "
+                                                 "(finite, at least 1; default: no limit)")
     ("level", po::value<std::string>(), "forwarded to zl run")
     ("mode", po::value<std::string>(), "forwarded to zl run")
     ("dtypes", po::value<std::string>(), "forwarded to zl run")
@@ -116,6 +110,7 @@ int cmd_batch(Context& ctx, const Args& args)
     ("replay-from", po::value<std::string>(), "forwarded to zl run")
     ("isolate-tuner-cache", "forwarded to zl run")
     ("python", po::value<std::string>(), "forwarded to zl run");
+  // clang-format on
   const auto vm = parse_options("batch", k_usage, desc, args);
   if (!vm) {
     return 0;
@@ -132,25 +127,37 @@ int cmd_batch(Context& ctx, const Args& args)
   if (vm->count("devices") && vm->count("gpus")) {
     throw Error("--gpus is another name for --devices: give one of them");
   }
-  // The forwarded options are checked here, once, before any op starts.
-  run::Request check;
-  check.op = "batch";
-  check.level = vm->count("level") ? value("level") : "core";
-  check.mode = vm->count("mode") ? value("mode") : "kernel";
-  check.timer = vm->count("timer") ? value("timer") : "auto";
-  check.dtypes = util::split(value("dtypes"), ',');
-  run::validate(check);
+  auto given = [&](const char* name) {
+    return vm->count(name) ? std::optional<std::string>(value(name)) : std::nullopt;
+  };
+  batch::CaliberOptions options;
+  options.flaggems_dir = flaggems;
+  options.level = given("level");
+  options.mode = given("mode");
+  options.dtypes = given("dtypes");
+  options.timer = given("timer");
+  options.shape_file = given("shape-file");
+  options.shape_mode = given("shape-mode");
+  options.replay_from = given("replay-from");
+  options.python = given("python");
+  options.isolate_tuner_cache = vm->count("isolate-tuner-cache") > 0;
+  // Checked here, once, before any op starts or anything is written.
+  auto caliber = batch::resolve_caliber(options);
+  std::optional<double> timeout;
+  if (vm->count("timeout-per-op")) {
+    timeout = batch::parse_timeout_per_op(value("timeout-per-op"));
+  }
   try {
-    run::preflight({flaggems, "--flaggems", "benchmark/conftest.py", "the FlagGems folder's conftest", "", "",
-                    vm->count("python") ? value("python") : (std::getenv("ZL_PYTHON") ? std::getenv("ZL_PYTHON") : "python3")});
+    run::preflight(
+        {flaggems, "--flaggems", "benchmark/conftest.py", "the FlagGems folder's conftest", "", "", caliber.python});
   } catch (const run::PreflightError& e) {
     std::cout << e.marker() << std::endl;
     std::cerr << "zl: preflight failed: " << e.what() << "\n";
     return e.exit_code();
   }
 
-  std::vector<std::string> ops = vm->count("ops") ? util::split(value("ops"), ',')
-                                 : vm->count("ops-file") ? read_ops_file(value("ops-file"))
+  std::vector<std::string> ops = vm->count("ops")        ? util::split(value("ops"), ',')
+                                 : vm->count("ops-file") ? batch::read_ops_file(value("ops-file"))
                                                          : batch::all_ops(flaggems);
   for (const auto& op : ops) {
     if (!util::is_identifier(op)) {
@@ -162,6 +169,7 @@ int cmd_batch(Context& ctx, const Args& args)
   }
   const auto selection = ctx.select_backend();
   const auto& backend = *selection.module;
+  caliber.backend = backend.name();
 
   batch::CampaignSpec spec;
   spec.zl_binary = fs::read_symlink("/proc/self/exe").string();
@@ -170,37 +178,24 @@ int cmd_batch(Context& ctx, const Args& args)
     spec.global_args.insert(spec.global_args.end(), {"--backend-path", util::absolute(p)});
   }
   spec.backend = backend.name();
+  spec.out_dir = batch::campaign_folder(given("out"), backend.name());
+  batch::check_out_path(spec.out_dir, vm->count("resume") > 0);
   spec.devices = choose_devices(backend, vm->count("gpus") ? value("gpus") : value("devices"));
-  spec.level = check.level;
-  spec.run_args = {"--flaggems", util::absolute(flaggems)};
-  for (const char* name : k_forwarded_values) {
-    if (vm->count(name)) {
-      spec.run_args.insert(spec.run_args.end(), {std::string("--") + name, value(name)});
-    }
-  }
-  if (vm->count("isolate-tuner-cache")) {
-    spec.run_args.push_back("--isolate-tuner-cache");
-  }
-  if (vm->count("timeout-per-op")) {
-    spec.timeout_per_op = (*vm)["timeout-per-op"].as<double>();
-  }
-  spec.out_dir = vm->count("out") ? util::absolute(value("out"))
-                                  : util::absolute(fmt::format("campaigns/{:%Y%m%dT%H%M%S}Z-{}",
-                                                               fmt::gmtime(std::time(nullptr)), backend.name()));
+  spec.level = caliber.level;
+  spec.run_args = batch::run_args(caliber);
+  spec.timeout_per_op = timeout;
   const auto csv = spec.out_dir + "/ops_status.csv";
-  std::vector<batch::OpStatus> statuses;
-  if (vm->count("resume")) {
-    if (!fs::exists(csv)) {
-      throw Error(fmt::format("--resume: {} has no ops_status.csv; start the campaign without --resume", spec.out_dir));
-    }
-    statuses = batch::parse_ops_status(util::read_file(csv), csv);
-  } else if (fs::exists(csv)) {
-    throw Error(fmt::format("{} already holds a campaign (ops_status.csv); continue it with --resume, or choose "
-                            "another --out",
-                            spec.out_dir));
+  std::optional<results::Store> shared; // a bad --db is refused before the campaign folder is made
+  if (vm->count("db")) {
+    shared.emplace(util::absolute(value("db")));
   }
-  util::make_dirs(spec.out_dir);
-  results::Store store(vm->count("db") ? util::absolute(value("db")) : spec.out_dir + "/results.sqlite");
+  auto campaign = batch::open_campaign({spec.out_dir, vm->count("resume") > 0, vm->count("force") > 0, caliber});
+  spec.lock = campaign.lock.get();
+  auto& statuses = campaign.statuses;
+  if (!shared) {
+    shared.emplace(spec.out_dir + "/results.sqlite");
+  }
+  auto& store = *shared;
   auto expected = [&](const std::string& op) { return store.expected_duration(backend.name(), op); };
   std::set<std::string> known;
   for (const auto& s : statuses) {

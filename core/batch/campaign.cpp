@@ -18,6 +18,7 @@
 #include <deque>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <thread>
 
 namespace zl::batch {
@@ -152,7 +153,7 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
     }
   }
 
-  struct sigaction sa{}, old_int{}, old_term{}, old_hup{};
+  struct sigaction sa = {}, old_int = {}, old_term = {}, old_hup = {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   g_stop_signal = 0;
@@ -160,6 +161,20 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
   ::sigaction(SIGTERM, &sa, &old_term);
   ::sigaction(SIGHUP, &sa, &old_hup);
 
+  // The running ops' process groups go into the lock file, so that the next owner can tell
+  // whether a dead owner left them running.
+  std::set<int> groups;
+  auto record_groups = [&] {
+    if (spec.lock != nullptr) {
+      try {
+        spec.lock->set_running(std::vector<int>(groups.begin(), groups.end()));
+      } catch (const Error& e) {
+        progress.note(e.what());
+      }
+    }
+  };
+  // Set when the campaign cannot go on (its folder became unwritable): nothing new starts.
+  std::string broken;
   CampaignOutcome outcome;
   const auto campaign_start = Clock::now();
   std::vector<Slot> slots(spec.devices.size());
@@ -171,7 +186,7 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
       size_t i;
       {
         std::lock_guard<std::mutex> lock(state);
-        if (g_stop_signal != 0 || queue.empty()) {
+        if (g_stop_signal != 0 || !broken.empty() || queue.empty()) {
           return;
         }
         i = queue.front();
@@ -188,7 +203,12 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
       child.argv.insert(child.argv.end(), {"--op", s.op, "--device", device.uuid, "--out", run_dir});
       child.new_process_group = true;
       child.parent_death_signal = SIGTERM; // if zl batch dies, zl run still ends pytest's tree
-      child.on_spawn = [&slot](int pid) {
+      child.on_spawn = [&](int pid) {
+        {
+          std::lock_guard<std::mutex> lock(state);
+          groups.insert(pid);
+          record_groups();
+        }
         std::lock_guard<std::mutex> lock(slot.m);
         slot.pgid = pid;
       };
@@ -204,7 +224,9 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
         progress.started(s.op, device.index);
       }
       std::ofstream log(spec.out_dir + "/logs/" + s.op + ".log", std::ios::binary);
-      auto to_log = [&log](std::string_view chunk) { log.write(chunk.data(), static_cast<std::streamsize>(chunk.size())); };
+      auto to_log = [&log](std::string_view chunk) {
+        log.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      };
       util::ProcessResult result;
       try {
         result = util::run(child, to_log, to_log);
@@ -251,17 +273,54 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
   };
 
   auto worker = [&](size_t slot_index) {
-    worker_loop(slot_index);
+    // An exception must not leave a worker thread (std::terminate, with ops still running).
+    try {
+      worker_loop(slot_index);
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(state);
+      if (broken.empty()) {
+        broken = e.what();
+        progress.note(fmt::format("{}; no new op starts", broken));
+      }
+    }
     --active_workers;
   };
   std::vector<std::thread> threads;
   for (size_t d = 0; d < spec.devices.size(); ++d) {
     threads.emplace_back(worker, d);
   }
-  // The main thread watches: stop signals, timeouts, the progress line.
+  // The main thread watches: stop signals, timeouts, the progress line, the running groups.
   bool forwarded = false;
-  while (true) {
+  for (unsigned tick = 1;; ++tick) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (tick % 5 == 0) {
+      std::vector<int> leaders;
+      for (auto& slot : slots) {
+        std::lock_guard<std::mutex> lock(slot.m);
+        if (slot.pgid > 0) {
+          leaders.push_back(slot.pgid);
+        }
+      }
+      std::vector<int> known;
+      {
+        std::lock_guard<std::mutex> lock(state);
+        known.assign(groups.begin(), groups.end());
+      }
+      // A group stays on record while anything of it runs (a benchmark may leave a process).
+      const auto live = live_groups(known, spec.out_dir);
+      std::set<int> seen(live.begin(), live.end());
+      for (int leader : leaders) {
+        seen.insert(leader);
+        for (int g : descendant_groups(leader)) {
+          seen.insert(g);
+        }
+      }
+      std::lock_guard<std::mutex> lock(state);
+      if (seen != groups) {
+        groups = seen;
+        record_groups();
+      }
+    }
     for (auto& slot : slots) {
       std::lock_guard<std::mutex> lock(slot.m);
       if (slot.pgid <= 0) {
@@ -300,6 +359,11 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
   ::sigaction(SIGHUP, &old_hup, nullptr);
 
   outcome.makespan_s = std::chrono::duration<double>(Clock::now() - campaign_start).count();
+  if (!broken.empty()) {
+    throw Error(fmt::format("the campaign {} stopped: {}; make the folder writable (space, permissions) and "
+                            "--resume",
+                            spec.out_dir, broken));
+  }
   util::write_file_atomic(csv_path, format_ops_status(statuses));
   const bool all_ok = std::all_of(statuses.begin(), statuses.end(), [](const auto& s) { return s.status == "ok"; });
   outcome.exit_code = g_stop_signal != 0 ? 130 : all_ok ? 0 : 1;

@@ -2,6 +2,7 @@
 // `zl run` child (the same code path as a single run), pinned with --device.
 #pragma once
 
+#include "batch/lock.hpp"
 #include "batch/ops_status.hpp"
 #include "loader/module.hpp"
 
@@ -26,6 +27,7 @@ struct CampaignSpec
   std::string out_dir;                  // the campaign folder
   std::optional<double> timeout_per_op; // seconds
   std::string level;
+  CampaignLock* lock = nullptr; // told the process groups of the running ops
 };
 
 struct CampaignOutcome

@@ -101,6 +101,12 @@ std::vector<OpStatus> parse_ops_status(const std::string& text, const std::strin
     try {
       OpStatus o;
       o.op = f[0];
+      // The op names a folder of the campaign: --resume moves and writes there.
+      if (!util::is_identifier(o.op)) {
+        throw Error(fmt::format("{}:{}: '{}' is not an op name ([a-z0-9_]+); repair or remove the line and --resume "
+                                "again",
+                                path, n + 1, o.op));
+      }
       o.status = f[1];
       if (!f[2].empty()) o.exit_code = std::stoi(f[2]);
       o.rows = std::stoll(f[3]);

@@ -15,10 +15,21 @@ namespace {
 std::string clock_text(double seconds)
 {
   const auto s = static_cast<long long>(seconds + 0.5);
-  return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60) : fmt::format("{}:{:02}", s / 60, s % 60);
+  return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+                   : fmt::format("{}:{:02}", s / 60, s % 60);
 }
 
 } // namespace
+
+std::string makespan_text(double makespan_s, double total_work_s, size_t devices)
+{
+  const size_t n = devices == 0 ? 1 : devices;
+  const double ideal = total_work_s / static_cast<double>(n);
+  return fmt::format("zl batch: makespan {:.1f} s against an ideal {:.1f} s (total work {:.1f} s / {} devices){}",
+                     makespan_s, ideal, total_work_s, n,
+                     ideal >= 1 && makespan_s >= 0 ? fmt::format(": {:.2f}x", makespan_s / ideal)
+                                                   : std::string(": too short to compare"));
+}
 
 Progress::Progress(size_t total, size_t devices)
   : m_total(total), m_devices(devices == 0 ? 1 : devices), m_tty(::isatty(STDERR_FILENO) != 0)
@@ -79,8 +90,7 @@ void Progress::refresh(size_t pending)
   double left = 0;
   const double mean = m_done > 0 ? m_work_done / static_cast<double>(m_done) : 0;
   for (const auto& [op, dev_start] : m_running) {
-    const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - dev_start.second).count();
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - dev_start.second).count();
     running.push_back(fmt::format("{}@{} {}", op, dev_start.first, clock_text(elapsed)));
     left += mean > elapsed ? mean - elapsed : 0;
   }
@@ -92,10 +102,7 @@ void Progress::refresh(size_t pending)
 
 void Progress::done(double makespan_s, double total_work_s)
 {
-  const double ideal = total_work_s / static_cast<double>(m_devices);
-  line(fmt::format("zl batch: makespan {:.1f} s against an ideal {:.1f} s (total work {:.1f} s / {} devices){}",
-                   makespan_s, ideal, total_work_s, m_devices,
-                   ideal > 0 ? fmt::format(": {:.2f}x", makespan_s / ideal) : std::string()));
+  line(makespan_text(makespan_s, total_work_s, m_devices));
 }
 
 } // namespace zl::batch

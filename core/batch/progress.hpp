@@ -3,11 +3,16 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
 
 namespace zl::batch {
+
+// The closing line's text. The ratio is left out when the ideal is under a second: ops that
+// took no time (refused at preflight) would make start-up cost read as a "13x" slowdown.
+std::string makespan_text(double makespan_s, double total_work_s, size_t devices);
 
 class Progress
 {

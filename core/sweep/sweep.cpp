@@ -1,5 +1,6 @@
 #include "sweep/sweep.hpp"
 
+#include "batch/folder.hpp"
 #include "run/identity.hpp"
 #include "run/node.hpp"
 #include "run/plan.hpp"
@@ -178,6 +179,9 @@ int run(const Request& r, const loader::Module& backend)
   if (fs::exists(out) && !fs::is_empty(out, ec)) {
     throw Error(fmt::format("the sweep folder {} already holds files; choose another --out", out));
   }
+  batch::check_out_path(out, false); // the campaign folder's rules, and its one owner
+  util::make_dirs(out);
+  const batch::CampaignLock owner(out, false);
   util::make_dirs(out + "/logs");
   Sweep sweep{r, out, resolution, devices, backend.name(), run::utc_now()};
   const auto start = std::chrono::steady_clock::now();

@@ -1,5 +1,8 @@
 #include "util/process_tree.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -7,61 +10,78 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace zl::util {
 
-namespace {
-
-struct ProcStat
-{
-  int pid = 0;
-  char state = '?';
-  int ppid = 0;
-  int pgrp = 0;
-};
-
-// /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces and parentheses.
 bool read_stat(int pid, ProcStat& out)
 {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return false;
-  }
-  char buf[512];
-  const ssize_t got = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
-  if (got <= 0) {
-    return false;
-  }
-  buf[got] = '\0';
-  const char* close_paren = std::strrchr(buf, ')');
-  if (close_paren == nullptr) {
+  const auto text = read_proc_file(pid, "stat", 511);
+  const auto close_paren = text.rfind(')');
+  if (close_paren == std::string::npos) {
     return false;
   }
   out.pid = pid;
-  return std::sscanf(close_paren + 1, " %c %d %d", &out.state, &out.ppid, &out.pgrp) == 3;
+  return std::sscanf(text.c_str() + close_paren + 1, " %c %d %d", &out.state, &out.ppid, &out.pgrp) == 3;
+}
+
+std::string read_proc_file(int pid, const char* name, std::size_t max)
+{
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/%s", pid, name);
+  std::string text;
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return text;
+  }
+  char buf[4096];
+  while (text.size() < max) {
+    const ssize_t got = ::read(fd, buf, std::min(sizeof buf, max - text.size()));
+    if (got < 0 && errno == EINTR) {
+      continue;
+    }
+    if (got <= 0) { // a process that ends mid-read answers ESRCH: what was read stands
+      break;
+    }
+    text.append(buf, static_cast<std::size_t>(got));
+  }
+  ::close(fd);
+  return text;
+}
+
+namespace {
+
+// The numeric entries of a /proc folder. readdir goes on past entries that vanish as it reads
+// (processes end all the time); an iterator that stops at the first error would miss the rest.
+std::vector<int> numeric_entries(const char* path)
+{
+  std::vector<int> out;
+  DIR* dir = ::opendir(path);
+  if (dir == nullptr) {
+    return out;
+  }
+  while (const dirent* e = ::readdir(dir)) {
+    char* end = nullptr;
+    const long n = std::strtol(e->d_name, &end, 10);
+    if (end != e->d_name && *end == '\0' && n > 0 && n < (1L << 22)) {
+      out.push_back(static_cast<int>(n));
+    }
+  }
+  ::closedir(dir);
+  return out;
 }
 
 template <typename F>
 void for_each_process(F&& f)
 {
-  DIR* dir = ::opendir("/proc");
-  if (dir == nullptr) {
-    return;
-  }
-  while (const dirent* e = ::readdir(dir)) {
-    char* end = nullptr;
-    const long pid = std::strtol(e->d_name, &end, 10);
+  for (int pid : numeric_entries("/proc")) {
     ProcStat st;
-    if (end != e->d_name && *end == '\0' && read_stat(static_cast<int>(pid), st)) {
+    if (read_stat(pid, st)) {
       f(st);
     }
   }
-  ::closedir(dir);
 }
 
 bool alive(char state)
@@ -125,6 +145,25 @@ void Leftovers::signal(int sig)
       send(-group);
     }
   }
+}
+
+std::vector<ProcStat> list_processes()
+{
+  std::vector<ProcStat> out;
+  for_each_process([&](const ProcStat& st) { out.push_back(st); });
+  return out;
+}
+
+std::vector<int> children_of(int pid)
+{
+  std::vector<int> out;
+  for (int task : numeric_entries(fmt::format("/proc/{}/task", pid).c_str())) {
+    std::istringstream in(read_proc_file(pid, fmt::format("task/{}/children", task).c_str()));
+    for (int child; in >> child;) {
+      out.push_back(child);
+    }
+  }
+  return out;
 }
 
 } // namespace zl::util

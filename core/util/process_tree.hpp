@@ -1,10 +1,34 @@
 // Finding and ending what a finished child left behind, by walking /proc.
 #pragma once
 
+#include <cstddef>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace zl::util {
+
+struct ProcStat
+{
+  int pid = 0;
+  char state = '?';
+  int ppid = 0;
+  int pgrp = 0;
+};
+
+// /proc/<pid>/stat's state, parent and group (comm may hold spaces and parentheses); false when
+// the process is gone.
+bool read_stat(int pid, ProcStat& out);
+
+// At most max bytes of /proc/<pid>/<name>; "" when the process is gone. Never throws: a process
+// may end while it is read (std::ifstream throws then).
+std::string read_proc_file(int pid, const char* name, std::size_t max = 65536);
+
+// Every process /proc shows now, with its state, parent and group.
+std::vector<ProcStat> list_processes();
+
+// The children of every thread of pid.
+std::vector<int> children_of(int pid);
 
 // The live members of a finished child's process group and, for a subreaper, the orphans
 // reparented to zl (each with the group it leads). zl's own group is never signalled.

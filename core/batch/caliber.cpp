@@ -1,0 +1,253 @@
+#include "batch/caliber.hpp"
+
+#include "receipt/sha256.hpp"
+#include "run/request.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/json.hpp"
+#include "util/string.hpp"
+
+#include <boost/filesystem.hpp>
+#include <fmt/format.h>
+#include <rapidjson/document.h>
+
+#include <cstdlib>
+#include <functional>
+#include <set>
+
+namespace zl::batch {
+
+namespace {
+
+// The variables `zl run` reads where an option is absent (cli/cmd_run.cpp): a batch resolves
+// them here once, so that the record and every op agree.
+std::string option_or_env(const std::optional<std::string>& option, const char* variable)
+{
+  if (option) {
+    return *option;
+  }
+  const char* v = variable ? std::getenv(variable) : nullptr;
+  return v ? v : "";
+}
+
+struct Field
+{
+  const char* option;
+  std::function<std::string(const Caliber&)> get;
+};
+
+const std::vector<Field>& fields()
+{
+  static const std::vector<Field> f = {
+      {"--backend", [](const Caliber& c) { return c.backend; }},
+      {"--flaggems", [](const Caliber& c) { return c.flaggems_dir; }},
+      {"--level", [](const Caliber& c) { return c.level; }},
+      {"--mode", [](const Caliber& c) { return c.mode; }},
+      {"--dtypes", [](const Caliber& c) { return util::join(c.dtypes, ","); }},
+      {"--timer", [](const Caliber& c) { return c.timer; }},
+      {"--shape-file", [](const Caliber& c) { return c.shape_file; }},
+      {"--shape-file content (sha256)", [](const Caliber& c) { return c.shape_file_sha256; }},
+      {"--shape-mode", [](const Caliber& c) { return std::string(c.shape_mode_upstream ? "upstream" : ""); }},
+      {"--replay-from", [](const Caliber& c) { return c.replay_from; }},
+      {"--isolate-tuner-cache", [](const Caliber& c) { return std::string(c.isolate_tuner_cache ? "on" : "off"); }},
+      {"--python", [](const Caliber& c) { return c.python; }},
+  };
+  return f;
+}
+
+std::string shown(const std::string& v)
+{
+  return v.empty() ? "(none)" : "'" + v + "'";
+}
+
+std::string member(const rapidjson::Value& o, const char* key)
+{
+  return o.IsObject() && o.HasMember(key) && o[key].IsString() ? o[key].GetString() : "";
+}
+
+} // namespace
+
+std::string normal_path(const std::string& path)
+{
+  auto p = util::absolute(path);
+  while (p.size() > 2 && p.compare(p.size() - 2, 2, "/.") == 0) {
+    p.resize(p.size() - 2);
+  }
+  return p;
+}
+
+Caliber resolve_caliber(const CaliberOptions& o)
+{
+  Caliber c;
+  c.backend = o.backend;
+  c.flaggems_dir = normal_path(o.flaggems_dir);
+  c.level = option_or_env(o.level, "BENCH_LEVEL");
+  c.level = c.level.empty() ? "core" : c.level;
+  c.mode = o.mode.value_or("kernel");
+  c.dtypes = util::split(o.dtypes.value_or(""), ',');
+  c.timer = o.timer.value_or("auto");
+  const auto shape_mode = option_or_env(o.shape_mode, "SHAPE_MODE");
+  if (!shape_mode.empty() && shape_mode != "upstream") {
+    throw Error(fmt::format("--shape-mode {} is not accepted; the one mode is upstream (FlagGems' own shapes); "
+                            "for other shapes use --shape-file",
+                            shape_mode));
+  }
+  c.shape_mode_upstream = !shape_mode.empty();
+  // SHAPE_MODE=upstream outranks a SHAPE_FILE variable, not a --shape-file option (as zl run).
+  c.shape_file = c.shape_mode_upstream && !o.shape_file ? "" : option_or_env(o.shape_file, "SHAPE_FILE");
+  if (!c.shape_file.empty()) {
+    c.shape_file = normal_path(c.shape_file);
+    if (boost::filesystem::is_regular_file(c.shape_file)) {
+      c.shape_file_sha256 = receipt::sha256_file(c.shape_file);
+    }
+  }
+  c.replay_from = option_or_env(o.replay_from, "REPLAY_FROM");
+  c.replay_from = c.replay_from.empty() ? "" : normal_path(c.replay_from);
+  const char* isolate = std::getenv("ZL_ISOLATE_TUNER_CACHE");
+  c.isolate_tuner_cache = o.isolate_tuner_cache || (isolate != nullptr && std::string(isolate) == "1");
+  c.python = option_or_env(o.python, "ZL_PYTHON");
+  c.python = c.python.empty() ? "python3" : c.python;
+  run::Request check;
+  check.op = "batch";
+  check.level = c.level;
+  check.mode = c.mode;
+  check.timer = c.timer;
+  check.dtypes = c.dtypes;
+  run::validate(check);
+  return c;
+}
+
+std::vector<std::string> run_args(const Caliber& c)
+{
+  std::vector<std::string> a = {"--flaggems", c.flaggems_dir, "--level", c.level,    "--mode",
+                                c.mode,       "--timer",      c.timer,   "--python", c.python};
+  if (!c.dtypes.empty()) {
+    a.insert(a.end(), {"--dtypes", util::join(c.dtypes, ",")});
+  }
+  if (!c.shape_file.empty()) {
+    a.insert(a.end(), {"--shape-file", c.shape_file});
+  }
+  if (c.shape_mode_upstream) {
+    a.insert(a.end(), {"--shape-mode", "upstream"});
+  }
+  if (!c.replay_from.empty()) {
+    a.insert(a.end(), {"--replay-from", c.replay_from});
+  }
+  if (c.isolate_tuner_cache) {
+    a.push_back("--isolate-tuner-cache");
+  }
+  return a;
+}
+
+std::string caliber_json(const Caliber& c)
+{
+  util::JsonWriter j;
+  j.w().StartObject();
+  j.field("schema", 1);
+  j.key("caliber");
+  j.w().StartObject();
+  j.field("backend", c.backend);
+  j.field("flaggems_dir", c.flaggems_dir);
+  j.field("level", c.level);
+  j.field("mode", c.mode);
+  j.strings("dtypes", c.dtypes);
+  j.field("timer", c.timer);
+  j.field("shape_file", c.shape_file);
+  j.field("shape_file_sha256", c.shape_file_sha256);
+  j.field("shape_mode_upstream", c.shape_mode_upstream);
+  j.field("replay_from", c.replay_from);
+  j.field("isolate_tuner_cache", c.isolate_tuner_cache);
+  j.field("python", c.python);
+  j.w().EndObject();
+  j.w().EndObject();
+  return j.text();
+}
+
+Caliber parse_caliber_json(const std::string& text, const std::string& path)
+{
+  rapidjson::Document d;
+  if (d.Parse(text.c_str()).HasParseError() || !d.IsObject() || !d.HasMember("caliber") || !d["caliber"].IsObject()) {
+    throw Error(fmt::format("{} is not a campaign record of this zl (no \"caliber\" object); --resume cannot tell "
+                            "the campaign's caliber: start another --out",
+                            path));
+  }
+  const auto& o = d["caliber"];
+  Caliber c;
+  c.backend = member(o, "backend");
+  c.flaggems_dir = member(o, "flaggems_dir");
+  c.level = member(o, "level");
+  c.mode = member(o, "mode");
+  if (o.HasMember("dtypes") && o["dtypes"].IsArray()) {
+    for (const auto& v : o["dtypes"].GetArray()) {
+      c.dtypes.push_back(v.IsString() ? v.GetString() : "?");
+    }
+  }
+  c.timer = member(o, "timer");
+  c.shape_file = member(o, "shape_file");
+  c.shape_file_sha256 = member(o, "shape_file_sha256");
+  c.shape_mode_upstream = o.HasMember("shape_mode_upstream") && o["shape_mode_upstream"].IsTrue();
+  c.replay_from = member(o, "replay_from");
+  c.isolate_tuner_cache = o.HasMember("isolate_tuner_cache") && o["isolate_tuner_cache"].IsTrue();
+  c.python = member(o, "python");
+  return c;
+}
+
+std::vector<std::string> caliber_differences(const Caliber& recorded, const Caliber& now)
+{
+  std::vector<std::string> out;
+  for (const auto& f : fields()) {
+    const auto a = f.get(recorded), b = f.get(now);
+    if (a != b) {
+      out.push_back(fmt::format("{}: the campaign has {}, this command {}", f.option, shown(a), shown(b)));
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> legacy_differences(const std::vector<OpStatus>& statuses, const std::string& out_dir,
+                                            const Caliber& now)
+{
+  std::vector<std::string> out;
+  std::set<std::string> named; // one line per option: the first op that shows the difference
+  auto differ = [&](const char* option, const std::string& was, const std::string& is, const std::string& where) {
+    if (!was.empty() && was != is && named.insert(option).second) {
+      out.push_back(fmt::format("{}: the campaign has {} ({}), this command {}", option, shown(was), where, shown(is)));
+    }
+  };
+  for (const auto& s : statuses) {
+    differ("--backend", s.backend, now.backend, "ops_status.csv, op " + s.op);
+    differ("--level", s.level, now.level, "ops_status.csv, op " + s.op);
+    // The op's own folder, never a path the CSV names: what zl reads stays inside the campaign.
+    const auto identity = out_dir + "/" + s.op + "/run_identity.json";
+    if (!boost::filesystem::is_regular_file(identity)) {
+      continue;
+    }
+    rapidjson::Document d;
+    if (d.Parse(util::read_file(identity).c_str()).HasParseError() || !d.IsObject()) {
+      continue;
+    }
+    const auto where = identity;
+    differ("--level", member(d, "level"), now.level, where);
+    differ("--mode", member(d, "mode"), now.mode, where);
+    if (d.HasMember("timer")) {
+      differ("--timer", member(d["timer"], "requested"), now.timer, where);
+    }
+    if (d.HasMember("backend")) {
+      differ("--backend", member(d["backend"], "name"), now.backend, where);
+    }
+    differ("--flaggems", member(d, "flaggems_dir"), now.flaggems_dir, where);
+    if (d.HasMember("dtypes") && d["dtypes"].IsArray()) {
+      std::vector<std::string> dtypes;
+      for (const auto& v : d["dtypes"].GetArray()) {
+        dtypes.push_back(v.IsString() ? v.GetString() : "?");
+      }
+      const auto was = util::join(dtypes, ","), is = util::join(now.dtypes, ",");
+      if (was != is && named.insert("--dtypes").second) {
+        out.push_back(fmt::format("--dtypes: the campaign has {} ({}), this command {}", shown(was), where, shown(is)));
+      }
+    }
+  }
+  return out;
+}
+
+} // namespace zl::batch

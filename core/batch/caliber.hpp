@@ -1,0 +1,65 @@
+// A campaign's caliber: what makes two ops' numbers comparable (backend, FlagGems tree, level,
+// mode, dtypes, timer, shapes, autotune replay, tuner cache, python). It is resolved once, the
+// way `zl run` resolves it (options, then the same variables, then the defaults), forwarded
+// explicitly to every op, recorded in campaign.json when the campaign starts, and compared by
+// --resume, so that one campaign never mixes two calibers.
+#pragma once
+
+#include "batch/ops_status.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace zl::batch {
+
+inline constexpr const char* k_campaign_file = "campaign.json";
+
+// What the batch command line said; nullopt where an option was not given.
+struct CaliberOptions
+{
+  std::string backend;
+  std::string flaggems_dir;
+  std::optional<std::string> level, mode, dtypes, timer, shape_file, shape_mode, replay_from, python;
+  bool isolate_tuner_cache = false;
+};
+
+struct Caliber
+{
+  std::string backend;
+  std::string flaggems_dir; // absolute
+  std::string level;
+  std::string mode;
+  std::vector<std::string> dtypes;
+  std::string timer;
+  std::string shape_file; // absolute; empty for the FlagGems tree's own
+  std::string shape_file_sha256;
+  bool shape_mode_upstream = false;
+  std::string replay_from; // absolute; empty for none
+  bool isolate_tuner_cache = false;
+  std::string python;
+};
+
+// An absolute, lexically normal path without a trailing "/." (what "dir/" normalizes to), so
+// that "corpus", "./corpus/" and "/abs/corpus" are one folder in records and comparisons.
+std::string normal_path(const std::string& path);
+
+// Resolves and validates (Error, exit 2, naming the option and the values it accepts).
+Caliber resolve_caliber(const CaliberOptions& options);
+
+// The options every `zl run` of the campaign gets, so that no variable changes an op's caliber.
+std::vector<std::string> run_args(const Caliber& c);
+
+std::string caliber_json(const Caliber& c);
+// Throws Error naming the file when text is not a campaign.json of this zl.
+Caliber parse_caliber_json(const std::string& text, const std::string& path);
+
+// One line per difference, naming the option, the campaign's value and this command's.
+std::vector<std::string> caliber_differences(const Caliber& recorded, const Caliber& now);
+
+// For a campaign made before campaign.json existed: what its ops' run identities say (backend,
+// level, mode, timer asked, dtypes, FlagGems folder) against now; also the ops_status rows.
+std::vector<std::string> legacy_differences(const std::vector<OpStatus>& statuses, const std::string& out_dir,
+                                            const Caliber& now);
+
+} // namespace zl::batch

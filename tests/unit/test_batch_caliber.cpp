@@ -1,0 +1,87 @@
+#include "batch/caliber.hpp"
+
+#include "util/error.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+using namespace zl;
+
+namespace {
+
+batch::Caliber base()
+{
+  batch::CaliberOptions o;
+  o.backend = "cpu";
+  o.flaggems_dir = "/fg";
+  o.python = "python3";
+  o.level = "core";
+  return batch::resolve_caliber(o);
+}
+
+} // namespace
+
+TEST_CASE("zl::batch::resolve_caliber: options, then zl run's variables, then the defaults")
+{
+  const auto c = base();
+  CHECK(c.level == "core");
+  CHECK(c.mode == "kernel");
+  CHECK(c.timer == "auto");
+  CHECK(c.dtypes.empty());
+  batch::CaliberOptions o;
+  o.flaggems_dir = "/fg";
+  ::setenv("BENCH_LEVEL", "comprehensive", 1);
+  ::setenv("SHAPE_MODE", "upstream", 1);
+  ::setenv("SHAPE_FILE", "/s.yaml", 1);
+  const auto from_env = batch::resolve_caliber(o);
+  ::unsetenv("BENCH_LEVEL");
+  ::unsetenv("SHAPE_MODE");
+  ::unsetenv("SHAPE_FILE");
+  CHECK(from_env.level == "comprehensive");
+  CHECK(from_env.shape_mode_upstream);
+  CHECK(from_env.shape_file.empty()); // SHAPE_MODE=upstream outranks SHAPE_FILE, as in zl run
+  o.level = "huge";
+  CHECK_THROWS_WITH_AS(batch::resolve_caliber(o), doctest::Contains("--level huge is not accepted"), Error);
+}
+
+TEST_CASE("zl::batch caliber: campaign.json round-trips; each difference is named with both values")
+{
+  auto c = base();
+  c.dtypes = {"float16", "bfloat16"};
+  c.shape_file = "/s.yaml";
+  c.shape_file_sha256 = "abc";
+  const auto back = batch::parse_caliber_json(batch::caliber_json(c), "campaign.json");
+  CHECK(batch::caliber_differences(c, back).empty());
+  auto other = c;
+  other.level = "comprehensive";
+  other.shape_file_sha256 = "def";
+  const auto diffs = batch::caliber_differences(c, other);
+  REQUIRE(diffs.size() == 2);
+  CHECK(diffs[0] == "--level: the campaign has 'core', this command 'comprehensive'");
+  CHECK(diffs[1].find("--shape-file content") == 0);
+  CHECK_THROWS_WITH_AS(batch::parse_caliber_json("[]", "x/campaign.json"), doctest::Contains("x/campaign.json"), Error);
+  // The options every op gets carry the whole caliber.
+  const auto args = batch::run_args(c);
+  CHECK(std::find(args.begin(), args.end(), "--level") != args.end());
+  CHECK(std::find(args.begin(), args.end(), "float16,bfloat16") != args.end());
+  CHECK(std::find(args.begin(), args.end(), "/s.yaml") != args.end());
+}
+
+TEST_CASE("zl::batch::legacy_differences: what ops_status.csv says, once per option")
+{
+  const auto now = base();
+  batch::OpStatus a;
+  a.op = "abs";
+  a.backend = "cpu";
+  a.level = "comprehensive";
+  batch::OpStatus b = a;
+  b.op = "add";
+  const auto diffs = batch::legacy_differences({a, b}, "/nowhere", now);
+  REQUIRE(diffs.size() == 1);
+  CHECK(diffs[0].find("--level: the campaign has 'comprehensive' (ops_status.csv, op abs)") == 0);
+  batch::OpStatus pending;
+  pending.op = "mm"; // never ran: says nothing
+  CHECK(batch::legacy_differences({pending}, "/nowhere", now).empty());
+}
