@@ -4,6 +4,7 @@
 #pragma once
 
 #include <zl/backend_sdk.hpp>
+#include <zl/backend_sdk_visibility.hpp>
 
 #include <cstdint>
 #include <string>
@@ -56,5 +57,11 @@ zl_status enumerate_with(const zl_host_api* host, zl_enumeration* out, LibraryPr
 
 // MTML, else the gmi CSV query, else `mthreads-gmi -q`.
 zl_status enumerate(const zl_host_api* host, zl_enumeration* out);
+
+// The MUSA_VISIBLE_DEVICES mask the process inherited. torch_musa documents indices only
+// (vendors.md §2.2), the physical gmi/MTML numbering; each device is pinned by its own index, one
+// of the mask's entries. How the MUSA runtime treats an entry it cannot read is not documented:
+// zl reads no further there, as CUDA does, which can only narrow the mask.
+sdk::Visibility filter_visible(const zl_host_api* host, const std::vector<Device>& devices);
 
 } // namespace zl::backend_musa
