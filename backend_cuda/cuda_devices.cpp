@@ -34,6 +34,10 @@ bool parse_mib(std::string_view field, uint64_t& bytes)
 
 ParseResult parse_nvidia_smi_csv(std::string_view text)
 {
+  // What nvidia-smi prints, instead of rows, on a host whose driver sees no GPU.
+  if (sdk::trim(text) == "No devices were found") {
+    return {};
+  }
   ParseResult result = sdk::parse_query_gpu_csv(text, &parse_mib, "MiB count");
   for (Device& d : result.devices) {
     // CUDA_VISIBLE_DEVICES takes the UUID; unlike an index it survives MPS and remapping

@@ -275,6 +275,10 @@ inline ParseResult parse_query_gpu_csv(std::string_view text, bool (*parse_memor
     if (trim(line).empty()) {
       continue;
     }
+    // The header `--format=csv` prints without noheader ("index, uuid, name, memory.total [MiB]").
+    if (result.devices.empty() && trim(split(line, ",").front()) == "index") {
+      continue;
+    }
     if (number == all.size() && text.back() != '\n') {
       result.error = "output ends mid-line at " + quote_line(number, line);
       return result;
