@@ -417,6 +417,28 @@ public:
   }
   const std::string& missing() const { return missing_; } // the first name bind() did not find
 
+  // bind() for a function a library has under one of several names (a current one, then the
+  // compatibility names of older releases): the first found wins and is returned; when none is,
+  // the missing name recorded is "<a> or <b>" and "" is returned.
+  template <typename Fn>
+  std::string bind_first(std::initializer_list<const char*> names, Fn& fn)
+  {
+    std::string all;
+    for (const char* name : names) {
+      void* sym = handle_ != nullptr ? dlsym(handle_, name) : nullptr;
+      if (sym != nullptr) {
+        fn = reinterpret_cast<Fn>(sym);
+        return name;
+      }
+      all += (all.empty() ? "" : " or ") + std::string(name);
+    }
+    fn = nullptr;
+    if (missing_.empty()) {
+      missing_ = all;
+    }
+    return {};
+  }
+
   // Whether the library opened and every bind() so far found its function. When not, `result`
   // becomes the library step's answer: absent with the dlerror() texts, or failed with
   // "<soname> has no <function>". Call it once, after the binds a query cannot do without.
