@@ -49,6 +49,12 @@ ParseResult parse_rocm_smi(std::string_view json);
 // "5c88007d760374f3" -> "GPU-5c88007d760374f3". Empty when the serial is not hexadecimal.
 std::string rocr_uuid(std::string_view serial);
 
+// The ROCr UUID ("GPU-<16hex>") of the asic_serial in an amdsmi_asic_info_t that AMD SMI wrote
+// into `buffer` (zeroed beforehand). The struct's layout changed between releases (market_name of
+// 64 or 256 bytes, vendor_name added, asic_serial of 32 to 256 bytes), so each known offset of
+// asic_serial is tried; exactly one must hold a hexadecimal serial. Empty otherwise.
+std::string rocr_serial_in_asic_info(const unsigned char* buffer, size_t size);
+
 // What AMD SMI answered (absent: libamd_smi.so could not be opened).
 using LibraryResult = sdk::LibraryResult;
 
