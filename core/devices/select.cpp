@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iostream>
 
 namespace zl::devices {
 
@@ -23,6 +24,10 @@ loader::Enumeration enumerate(const loader::Module& backend)
                             "name a device it lists",
                             backend.name(), e.devices.size(), e.mask,
                             e.mask_note.empty() ? "" : " (" + e.mask_note + ")"));
+  }
+  if (!e.mask_note.empty()) {
+    // The mask is read as the runtime reads it; where that drops entries, the user should know.
+    std::cerr << fmt::format("zl: note: the inherited mask {}: {}\n", e.mask, e.mask_note);
   }
   return e;
 }

@@ -94,6 +94,10 @@ def test_an_invalid_entry_ends_the_list_as_cuda_reads_it(zl):
     data = zl.json("--backend", "cuda", "devices", "--json", env={"CUDA_VISIBLE_DEVICES": "1,bogus,0"})
     assert [d["visible"] for d in data["devices"]] == [False, True]
     assert "entry 2 'bogus'" in data["mask_note"] and "CUDA stops reading the list there" in data["mask_note"]
+    proc = zl.run("--backend", "cuda", "plan", "--flaggems", str(CORPUS), "--op", "abs", "--python", PYTHON,
+                  env={"CUDA_VISIBLE_DEVICES": "1,bogus,0"}, check_rc=0)
+    assert "zl: note: the inherited mask CUDA_VISIBLE_DEVICES=1,bogus,0: CUDA_VISIBLE_DEVICES entry 2 'bogus'" \
+        in proc.stderr
     # CANN stops at the first descending ID as well.
     zl.with_smi("npu-smi")
     data = zl.json("--backend", "ascend", "devices", "--json", env={"ASCEND_RT_VISIBLE_DEVICES": "1,0"})
