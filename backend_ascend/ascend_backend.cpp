@@ -75,6 +75,7 @@ zl_backend_descriptor make_descriptor()
   // FlagTree's ascend backend (triton_v3.2.x) has no FLAGTREE_ASCEND_* knob in our sources
   // (vendors.md §6), so there is no token to set.
   d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_ascend::enumerate>;
+  d.filter_visible = zl::sdk::guarded_filter<zl::backend_ascend::filter_visible>;
   return d;
 }
 

@@ -14,8 +14,6 @@ namespace {
 
 constexpr int k_max_cards = 64;
 constexpr size_t k_chip_name_len = 32; // MAX_CHIP_NAME_LEN
-constexpr int k_vdie = 1;              // enum dcmi_die_type { NDIE, VDIE, DDIE, INVALID_DIE }
-constexpr size_t k_die_words = 5;      // DIE_ID_COUNT
 
 // struct dcmi_chip_info { unsigned char chip_type[32], chip_name[32], chip_ver[32];
 //                         unsigned int aicore_cnt; }
@@ -35,37 +33,16 @@ struct dcmi_hbm_info
   unsigned char spare[256];
 };
 
-struct dcmi_die_id
-{
-  unsigned int soc_die[k_die_words];
-  unsigned char spare[64];
-};
-
 using init_fn = int (*)();
 using card_list_fn = int (*)(int*, int*, int);
 using device_num_fn = int (*)(int, int*);
 using chip_info_fn = int (*)(int, int, dcmi_chip_info*);
 using hbm_info_fn = int (*)(int, int, dcmi_hbm_info*);
 using logic_id_fn = int (*)(int*, int, int);
-using die_fn = int (*)(int, int, int, dcmi_die_id*);
 
 std::string text(const unsigned char* field)
 {
   return sdk::text_field(reinterpret_cast<const char*>(field), k_chip_name_len);
-}
-
-// The VDie ID as npu-smi's board query prints it: "14036E64 00E04F1D …". Empty when all zero.
-std::string die_text(const dcmi_die_id& die)
-{
-  std::string out;
-  bool any = false;
-  for (unsigned word : die.soc_die) {
-    char buf[9];
-    std::snprintf(buf, sizeof(buf), "%08X", word);
-    out += (out.empty() ? "" : " ") + std::string(buf);
-    any = any || word != 0;
-  }
-  return any ? out : std::string();
 }
 
 } // namespace
@@ -78,6 +55,18 @@ uint64_t dcmi_memory_bytes(unsigned long long memory_size)
   return size < (uint64_t{1} << 24) ? size << 20 : size;
 }
 
+Device dcmi_device(uint32_t card, uint32_t chip, uint32_t logic, const std::string& chip_type,
+                   const std::string& chip_name, uint64_t memory_bytes)
+{
+  Device d;
+  d.index = logic;
+  d.visibility_id = std::to_string(logic);
+  d.name = chip_type + (chip_type.empty() ? "" : " ") + chip_name;
+  d.memory_bytes = memory_bytes;
+  d.uuid = chip_identity(card, chip); // the same as on the npu-smi path (issue 10.9)
+  return d;
+}
+
 LibraryResult query_dcmi()
 {
   sdk::Library lib({"libdcmi.so", "/usr/local/dcmi/libdcmi.so"});
@@ -88,7 +77,9 @@ LibraryResult query_dcmi()
   hbm_info_fn hbm_info = nullptr;
   logic_id_fn logic_id = nullptr;
   lib.bind("dcmi_init", init);
-  lib.bind("dcmi_get_card_num_list", card_list);
+  // Current headers declare dcmi_get_card_list; dcmi_get_card_num_list (same arguments) stays only
+  // as a compatibility wrapper, so it is the fallback.
+  const std::string card_list_name = lib.bind_first({k_card_list_names[0], k_card_list_names[1]}, card_list);
   lib.bind("dcmi_get_device_num_in_card", device_num);
   lib.bind("dcmi_get_device_chip_info", chip_info);
   lib.bind("dcmi_get_device_hbm_info", hbm_info);
@@ -98,8 +89,6 @@ LibraryResult query_dcmi()
     return result;
   }
   result.state = LibraryResult::State::failed; // until every call has answered
-  die_fn die = nullptr;
-  lib.bind("dcmi_get_device_die_v2", die); // optional: older drivers lack it
 
   if (const int rc = init(); rc != 0) {
     result.detail = sdk::call_failed("dcmi_init", rc);
@@ -108,7 +97,7 @@ LibraryResult query_dcmi()
   int n_cards = 0;
   int cards[k_max_cards] = {};
   if (const int rc = card_list(&n_cards, cards, k_max_cards); rc != 0 || n_cards < 0 || n_cards > k_max_cards) {
-    result.detail = sdk::call_failed("dcmi_get_card_num_list", rc);
+    result.detail = sdk::call_failed(card_list_name, rc);
     return result;
   }
   for (int c = 0; c < n_cards; ++c) {
@@ -133,21 +122,11 @@ LibraryResult query_dcmi()
         result.devices.clear();
         return result;
       }
-      Device d;
-      d.index = static_cast<uint32_t>(logic);
-      d.visibility_id = std::to_string(logic);
-      d.name = text(info.chip_type) + (text(info.chip_type).empty() ? "" : " ") + text(info.chip_name);
       dcmi_hbm_info hbm{};
-      if (hbm_info(card, chip, &hbm) == 0) {
-        d.memory_bytes = dcmi_memory_bytes(hbm.memory_size); // chips without HBM: 0, unknown
-      }
-      dcmi_die_id vdie{};
-      if (die != nullptr && die(card, chip, k_vdie, &vdie) == 0) {
-        d.uuid = die_text(vdie);
-      }
-      if (d.uuid.empty()) {
-        d.uuid = "npu" + std::to_string(card) + "-chip" + std::to_string(chip);
-      }
+      const bool has_hbm = hbm_info(card, chip, &hbm) == 0; // chips without HBM: 0, unknown
+      Device d =
+          dcmi_device(static_cast<uint32_t>(card), static_cast<uint32_t>(chip), static_cast<uint32_t>(logic),
+                      text(info.chip_type), text(info.chip_name), has_hbm ? dcmi_memory_bytes(hbm.memory_size) : 0);
       result.devices.push_back(std::move(d));
     }
   }

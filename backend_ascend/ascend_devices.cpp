@@ -53,6 +53,33 @@ zl_status enumerate_with(const zl_host_api* host, zl_enumeration* out, LibraryPr
   return sdk::publish(out, joined.devices, source, told, "NPU");
 }
 
+namespace {
+
+// A logic ID written exactly: CANN stops at the first character it does not expect, spaces too.
+sdk::MaskEntry match_logic_id(std::string_view entry, const std::vector<Device>& devices)
+{
+  if (entry.find_first_not_of("0123456789") != std::string_view::npos) {
+    return {false, 0, "", "is not a logic ID (digits only)"};
+  }
+  return sdk::match_index(entry, devices);
+}
+
+} // namespace
+
+sdk::Visibility filter_visible(const zl_host_api* host, const std::vector<Device>& devices)
+{
+  const char* value = sdk::env_value(host, k_visibility_var);
+  if (value == nullptr) {
+    return sdk::all_visible(devices);
+  }
+  sdk::MaskRules rules;
+  rules.ascending = true;
+  rules.trim_entries = false;
+  rules.on_invalid = "CANN stops reading there (its documented behaviour), so that entry and every one after it "
+                     "are ignored";
+  return sdk::read_list_mask(k_visibility_var, value, devices, &match_logic_id, rules);
+}
+
 zl_status enumerate(const zl_host_api* host, zl_enumeration* out)
 {
   return enumerate_with(host, out, &query_dcmi);

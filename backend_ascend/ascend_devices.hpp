@@ -4,6 +4,7 @@
 #pragma once
 
 #include <zl/backend_sdk.hpp>
+#include <zl/backend_sdk_visibility.hpp>
 
 #include <cstdint>
 #include <string>
@@ -27,8 +28,8 @@ inline const std::vector<std::string>& npu_smi_map_argv()
 // The variable that pins a process to chips; its presence also rules DCMI out.
 constexpr const char* k_visibility_var = "ASCEND_RT_VISIBLE_DEVICES";
 
-// index: the chip logic ID, npu-smi's numbering, which the runtime variable takes; uuid: DCMI
-// VDie ID, else the positional "npu<NPU>-chip<Chip>"; name: "Ascend 910B4"; memory_bytes: HBM (or
+// index: the chip logic ID, npu-smi's numbering, which the runtime variable takes; uuid: the
+// positional "npu<NPU>-chip<Chip>" from either source (chip_identity); name: "Ascend 910B4"; memory_bytes: HBM (or
 // DDR on chips without HBM); visibility_id: what ASCEND_RT_VISIBLE_DEVICES takes, the logic ID.
 using Device = sdk::Device;
 using ParseResult = sdk::ParseResult;
@@ -75,12 +76,24 @@ struct MapResult
 // newer versions add columns such as Chip Phy-ID).
 MapResult parse_npu_smi_map(std::string_view text);
 
+// The one identity of a chip, whichever source answered: its position "npu<NPU ID>-chip<Chip>".
+// DCMI could give the VDie ID, but npu-smi's table has none and DCMI is skipped whenever
+// ASCEND_RT_VISIBLE_DEVICES is set, so a VDie identity would change with the environment.
+std::string chip_identity(uint32_t npu, uint32_t chip);
+
+// A chip as DCMI describes it: (card_id, device_id) is npu-smi's (NPU ID, Chip).
+Device dcmi_device(uint32_t card, uint32_t chip, uint32_t logic, const std::string& chip_type,
+                   const std::string& chip_name, uint64_t memory_bytes);
+
 // Joins the table and the map on (NPU ID, Chip ID); every chip must have a logic ID.
 ParseResult join_npu_smi(const TableResult& table, const MapResult& map);
 
 // What DCMI answered (absent: libdcmi.so could not be opened; skipped: ASCEND_RT_VISIBLE_DEVICES
 // is set, detail says so).
 using LibraryResult = sdk::LibraryResult;
+
+// The names DCMI's card list goes by, preferred first (issue 10.23).
+inline constexpr const char* k_card_list_names[] = {"dcmi_get_card_list", "dcmi_get_card_num_list"};
 
 // Opens libdcmi.so (else /usr/local/dcmi/libdcmi.so) and lists the chips through DCMI.
 LibraryResult query_dcmi();
@@ -95,5 +108,10 @@ zl_status enumerate_with(const zl_host_api* host, zl_enumeration* out, LibraryPr
 
 // DCMI (unless ASCEND_RT_VISIBLE_DEVICES is set), else npu-smi info + npu-smi info -m.
 zl_status enumerate(const zl_host_api* host, zl_enumeration* out);
+
+// The ASCEND_RT_VISIBLE_DEVICES mask the process inherited, read as CANN reads it (vendors.md
+// §4.2): logic IDs in ascending order; reading stops at the first invalid character or ID
+// ("1, 2,3" gives 1, "1,3,8" gives 1,3 on a 4-chip host). Each chip is pinned by its logic ID.
+sdk::Visibility filter_visible(const zl_host_api* host, const std::vector<Device>& devices);
 
 } // namespace zl::backend_ascend

@@ -303,6 +303,11 @@ MapResult parse_npu_smi_map(std::string_view text)
   return result;
 }
 
+std::string chip_identity(uint32_t npu, uint32_t chip)
+{
+  return "npu" + std::to_string(npu) + "-chip" + std::to_string(chip);
+}
+
 ParseResult join_npu_smi(const TableResult& table, const MapResult& map)
 {
   ParseResult result;
@@ -319,8 +324,7 @@ ParseResult join_npu_smi(const TableResult& table, const MapResult& map)
     }
     Device d;
     d.index = found->second->logic;
-    // No VDie ID in the table: the identity is the card/chip position (README.md).
-    d.uuid = "npu" + std::to_string(chip.npu) + "-chip" + std::to_string(chip.chip);
+    d.uuid = chip_identity(chip.npu, chip.chip);
     d.name = found->second->name.empty() ? chip.name : found->second->name;
     d.memory_bytes = chip.memory_bytes;
     d.visibility_id = std::to_string(found->second->logic);

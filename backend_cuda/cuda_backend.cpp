@@ -67,6 +67,7 @@ zl_backend_descriptor make_descriptor()
   // FlagTree has no FLAGTREE_NVIDIA_* knob: NVIDIA builds read the generic FLAGTREE_RLC_ENHANCE
   // (vendors.md §6), which has no <VENDOR> part, so the token stays empty.
   d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_cuda::enumerate>;
+  d.filter_visible = zl::sdk::guarded_filter<zl::backend_cuda::filter_visible>;
   return d;
 }
 

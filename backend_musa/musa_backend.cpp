@@ -83,6 +83,7 @@ zl_backend_descriptor make_descriptor()
   d.compat_rule_count = sizeof(k_compat) / sizeof(k_compat[0]);
   d.flagtree_token = "MUSA"; // FLAGTREE_MUSA_RLC_ENHANCE (vendors.md §6)
   d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_musa::enumerate>;
+  d.filter_visible = zl::sdk::guarded_filter<zl::backend_musa::filter_visible>;
   return d;
 }
 

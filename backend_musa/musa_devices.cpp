@@ -56,6 +56,18 @@ zl_status enumerate_with(const zl_host_api* host, zl_enumeration* out, LibraryPr
                       sdk::join_notes({lib_failed, csv_problem}), "GPU");
 }
 
+sdk::Visibility filter_visible(const zl_host_api* host, const std::vector<Device>& devices)
+{
+  const char* value = sdk::env_value(host, "MUSA_VISIBLE_DEVICES");
+  if (value == nullptr) {
+    return sdk::all_visible(devices);
+  }
+  sdk::MaskRules rules;
+  rules.on_invalid = "zl reads no further (how the MUSA runtime treats it is not documented; stopping, as CUDA "
+                     "does, can only narrow the mask)";
+  return sdk::read_list_mask("MUSA_VISIBLE_DEVICES", value, devices, &sdk::match_index, rules);
+}
+
 zl_status enumerate(const zl_host_api* host, zl_enumeration* out)
 {
   return enumerate_with(host, out, &query_mtml);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <zl/backend_sdk.hpp>
+#include <zl/backend_sdk_visibility.hpp>
 
 #include <cstdint>
 #include <string>
@@ -46,6 +47,27 @@ bool parse_memory(std::string_view value, uint64_t& bytes);
 // What MTML answered (absent: neither libmtml.so nor libmtml.so.2 could be opened).
 using LibraryResult = sdk::LibraryResult;
 
+// MTML's functions, as query_mtml binds them (injectable, so tests can run the query without the
+// library). MtmlReturn is a C enum (int), 0 is MTML_SUCCESS; MtmlLibrary, MtmlDevice and
+// MtmlMemory are opaque, handled as void*. free_memory may be NULL (deprecated in newer MTML).
+using mtml_return = int;
+struct MtmlApi
+{
+  mtml_return (*init)(void**) = nullptr;
+  mtml_return (*shutdown)(void*) = nullptr;
+  mtml_return (*count)(const void*, unsigned*) = nullptr;
+  mtml_return (*by_index)(const void*, unsigned, void**) = nullptr;
+  mtml_return (*get_uuid)(const void*, char*, unsigned) = nullptr;
+  mtml_return (*get_name)(const void*, char*, unsigned) = nullptr;
+  mtml_return (*init_memory)(const void*, void**) = nullptr;
+  mtml_return (*get_total)(const void*, unsigned long long*) = nullptr;
+  mtml_return (*free_memory)(void*) = nullptr;
+};
+
+// The MTML query over `api`: every device's index, UUID, name and memory; each memory object
+// initialised is freed again.
+LibraryResult query_mtml_with(const MtmlApi& api);
+
 // Opens libmtml.so (else libmtml.so.2) with dlopen and lists the devices through MTML.
 LibraryResult query_mtml();
 
@@ -56,5 +78,11 @@ zl_status enumerate_with(const zl_host_api* host, zl_enumeration* out, LibraryPr
 
 // MTML, else the gmi CSV query, else `mthreads-gmi -q`.
 zl_status enumerate(const zl_host_api* host, zl_enumeration* out);
+
+// The MUSA_VISIBLE_DEVICES mask the process inherited. torch_musa documents indices only
+// (vendors.md §2.2), the physical gmi/MTML numbering; each device is pinned by its own index, one
+// of the mask's entries. How the MUSA runtime treats an entry it cannot read is not documented:
+// zl reads no further there, as CUDA does, which can only narrow the mask.
+sdk::Visibility filter_visible(const zl_host_api* host, const std::vector<Device>& devices);
 
 } // namespace zl::backend_musa

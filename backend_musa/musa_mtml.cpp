@@ -13,53 +13,21 @@ constexpr const char* k_libraries[] = {"libmtml.so", "libmtml.so.2"};
 constexpr unsigned k_uuid_size = 48; // MTML_DEVICE_UUID_BUFFER_SIZE
 constexpr unsigned k_name_size = 32; // MTML_DEVICE_NAME_BUFFER_SIZE
 
-// MtmlReturn is a C enum (int); 0 is MTML_SUCCESS. MtmlLibrary, MtmlDevice and MtmlMemory are
-// opaque, handled here as void*.
-using mtml_return = int;
-using lib_init_fn = mtml_return (*)(void**);
-using lib_shutdown_fn = mtml_return (*)(void*);
-using lib_count_fn = mtml_return (*)(const void*, unsigned*);
-using lib_device_fn = mtml_return (*)(const void*, unsigned, void**);
-using dev_string_fn = mtml_return (*)(const void*, char*, unsigned);
-using dev_memory_fn = mtml_return (*)(const void*, void**);
-using mem_total_fn = mtml_return (*)(const void*, unsigned long long*);
-
 } // namespace
 
-LibraryResult query_mtml()
+LibraryResult query_mtml_with(const MtmlApi& api)
 {
-  sdk::Library lib({k_libraries[0], k_libraries[1]});
-  lib_init_fn init = nullptr;
-  lib_shutdown_fn shutdown = nullptr;
-  lib_count_fn count = nullptr;
-  lib_device_fn by_index = nullptr;
-  dev_string_fn get_uuid = nullptr;
-  dev_string_fn get_name = nullptr;
-  dev_memory_fn init_memory = nullptr;
-  mem_total_fn get_total = nullptr;
-  lib.bind("mtmlLibraryInit", init);
-  lib.bind("mtmlLibraryShutDown", shutdown);
-  lib.bind("mtmlLibraryCountDevice", count);
-  lib.bind("mtmlLibraryInitDeviceByIndex", by_index);
-  lib.bind("mtmlDeviceGetUUID", get_uuid);
-  lib.bind("mtmlDeviceGetName", get_name);
-  lib.bind("mtmlDeviceInitMemory", init_memory);
-  lib.bind("mtmlMemoryGetTotal", get_total);
   LibraryResult result;
-  if (!lib.usable(result)) {
-    return result;
-  }
   result.state = LibraryResult::State::failed; // until every call has answered
-
   void* mtml = nullptr;
-  if (const mtml_return rc = init(&mtml); rc != 0 || mtml == nullptr) {
+  if (const mtml_return rc = api.init(&mtml); rc != 0 || mtml == nullptr) {
     result.detail = sdk::call_failed("mtmlLibraryInit", rc);
     return result;
   }
   unsigned n = 0;
-  if (const mtml_return rc = count(mtml, &n); rc != 0) {
+  if (const mtml_return rc = api.count(mtml, &n); rc != 0) {
     result.detail = sdk::call_failed("mtmlLibraryCountDevice", rc);
-    shutdown(mtml);
+    api.shutdown(mtml);
     return result;
   }
   for (unsigned i = 0; i < n; ++i) {
@@ -69,27 +37,32 @@ LibraryResult query_mtml()
     char name[k_name_size] = {};
     unsigned long long total = 0;
     const char* step = "mtmlLibraryInitDeviceByIndex";
-    mtml_return rc = by_index(mtml, i, &dev);
+    mtml_return rc = api.by_index(mtml, i, &dev);
     if (rc == 0) {
       step = "mtmlDeviceGetUUID";
-      rc = get_uuid(dev, uuid, k_uuid_size);
+      rc = api.get_uuid(dev, uuid, k_uuid_size);
     }
     if (rc == 0) {
       step = "mtmlDeviceGetName";
-      rc = get_name(dev, name, k_name_size);
+      rc = api.get_name(dev, name, k_name_size);
     }
     if (rc == 0) {
       step = "mtmlDeviceInitMemory";
-      rc = init_memory(dev, &mem);
+      rc = api.init_memory(dev, &mem);
     }
     if (rc == 0) {
       step = "mtmlMemoryGetTotal";
-      rc = get_total(mem, &total);
+      rc = api.get_total(mem, &total);
+    }
+    // Every memory object initialised is freed, on failure too. Newer headers deprecate
+    // mtmlDeviceFreeMemory as "not required anymore", so it is called only where it exists.
+    if (mem != nullptr && api.free_memory != nullptr) {
+      api.free_memory(mem);
     }
     if (rc != 0) {
       result.detail = sdk::call_failed(step, rc) + " for device " + std::to_string(i);
       result.devices.clear();
-      shutdown(mtml);
+      api.shutdown(mtml);
       return result;
     }
     Device d;
@@ -100,9 +73,29 @@ LibraryResult query_mtml()
     d.visibility_id = std::to_string(i);
     result.devices.push_back(std::move(d));
   }
-  shutdown(mtml);
+  api.shutdown(mtml);
   result.state = LibraryResult::State::ok;
   return result;
+}
+
+LibraryResult query_mtml()
+{
+  sdk::Library lib({k_libraries[0], k_libraries[1]});
+  MtmlApi api;
+  lib.bind("mtmlLibraryInit", api.init);
+  lib.bind("mtmlLibraryShutDown", api.shutdown);
+  lib.bind("mtmlLibraryCountDevice", api.count);
+  lib.bind("mtmlLibraryInitDeviceByIndex", api.by_index);
+  lib.bind("mtmlDeviceGetUUID", api.get_uuid);
+  lib.bind("mtmlDeviceGetName", api.get_name);
+  lib.bind("mtmlDeviceInitMemory", api.init_memory);
+  lib.bind("mtmlMemoryGetTotal", api.get_total);
+  LibraryResult result;
+  if (!lib.usable(result)) {
+    return result;
+  }
+  lib.bind("mtmlDeviceFreeMemory", api.free_memory); // optional: deprecated in newer releases
+  return query_mtml_with(api);
 }
 
 } // namespace zl::backend_musa

@@ -4,8 +4,11 @@
 // Only calls whose arguments are plain values are made with a fixed layout: the UUID string, the
 // VRAM total and the socket/processor handles. amdsmi_asic_info_t changed layout between
 // releases (field widths, vendor_name inserted before asic_serial), so it is read into an
-// oversized zeroed buffer and only market_name, its first member in every release, is taken.
-// asic_serial is therefore not read here, and visibility_id falls back to the index.
+// oversized zeroed buffer and market_name, its first member in every release, is taken; the
+// serial is found by rocr_serial_in_asic_info (rocm_devices.hpp) at the offsets the known layouts
+// put it. A GPU is pinned by GPU-<serial>, never by AMD SMI's index, whose order is not always
+// ROCr's (MI300-class partition modes); without a readable serial the library does not answer
+// and amd-smi, which prints the serial, is asked instead.
 #include "rocm_devices.hpp"
 
 #include <zl/backend_sdk.hpp>
@@ -86,13 +89,41 @@ std::string describe(const Api& api, void* handle, uint32_t index, Device& d)
   d.uuid = sdk::text_field(uuid);
   d.name = sdk::text_field(market, k_market_name_size);
   d.memory_bytes = total;
-  // ROCR_VISIBLE_DEVICES also takes indices; AMD SMI enumerates in the same DRM order as ROCr
-  // (README.md, "Visibility").
-  d.visibility_id = std::to_string(index);
+  d.visibility_id = rocr_serial_in_asic_info(reinterpret_cast<const unsigned char*>(asic.data()), asic.size());
+  if (d.visibility_id.empty()) {
+    return "amdsmi_get_gpu_asic_info gave no readable asic_serial for GPU " + std::to_string(index) +
+           ", and AMD SMI's index is not ROCr's in every partition mode, so the GPU could not be pinned";
+  }
   return {};
 }
 
 } // namespace
+
+std::string rocr_serial_in_asic_info(const unsigned char* buffer, size_t size)
+{
+  // asic_serial's offset in each layout (amdsmi.h across releases): market_name[64] without
+  // vendor_name (84); market_name[64] + vendor_name[64] (148); market_name[256] +
+  // vendor_name[64] (340); market_name[256] + vendor_name[256] (532).
+  constexpr size_t k_offsets[] = {84, 148, 340, 532};
+  constexpr size_t k_field = 32; // the shortest asic_serial; a serial is 16 hex digits
+  std::string found;
+  for (const size_t offset : k_offsets) {
+    if (offset + k_field > size) {
+      continue;
+    }
+    const auto text = sdk::text_field(reinterpret_cast<const char*>(buffer + offset), k_field);
+    const auto hex = sdk::starts_with(text, "0x") || sdk::starts_with(text, "0X") ? text.substr(2) : text;
+    if (hex.size() < 8 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
+      continue;
+    }
+    const auto uuid = rocr_uuid(text);
+    if (!found.empty() && found != uuid) {
+      return {}; // two layouts fit: do not guess
+    }
+    found = uuid;
+  }
+  return found;
+}
 
 LibraryResult query_amdsmi()
 {

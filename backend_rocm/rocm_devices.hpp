@@ -4,6 +4,7 @@
 #pragma once
 
 #include <zl/backend_sdk.hpp>
+#include <zl/backend_sdk_visibility.hpp>
 
 #include <string>
 #include <string_view>
@@ -48,6 +49,12 @@ ParseResult parse_rocm_smi(std::string_view json);
 // "5c88007d760374f3" -> "GPU-5c88007d760374f3". Empty when the serial is not hexadecimal.
 std::string rocr_uuid(std::string_view serial);
 
+// The ROCr UUID ("GPU-<16hex>") of the asic_serial in an amdsmi_asic_info_t that AMD SMI wrote
+// into `buffer` (zeroed beforehand). The struct's layout changed between releases (market_name of
+// 64 or 256 bytes, vendor_name added, asic_serial of 32 to 256 bytes), so each known offset of
+// asic_serial is tried; exactly one must hold a hexadecimal serial. Empty otherwise.
+std::string rocr_serial_in_asic_info(const unsigned char* buffer, size_t size);
+
 // What AMD SMI answered (absent: libamd_smi.so could not be opened).
 using LibraryResult = sdk::LibraryResult;
 
@@ -61,5 +68,16 @@ zl_status enumerate_with(const zl_host_api* host, zl_enumeration* out, LibraryPr
 
 // AMD SMI, else amd-smi, else rocm-smi.
 zl_status enumerate(const zl_host_api* host, zl_enumeration* out);
+
+// One ROCR_VISIBLE_DEVICES entry (vendors.md §3.2): an index in the unmasked DRM order, or a
+// "GPU-<16hex>" UUID as rocminfo prints it; pinned by the GPU's ROCr UUID.
+sdk::MaskEntry match_rocr_entry(std::string_view entry, const std::vector<Device>& devices);
+
+// The masks the process inherited, applied in ROCm's order: ROCR_VISIBLE_DEVICES on the physical
+// GPUs, then HIP_VISIBLE_DEVICES (else CUDA_VISIBLE_DEVICES, as PyTorch reads them) and
+// GPU_DEVICE_ORDINAL, whose indices count the GPUs the layer beneath left. zl unsets the HIP-level
+// variables in the child and pins ROCR_VISIBLE_DEVICES by UUID, so every layer must be honoured
+// here. A GPU without a ROCr UUID cannot be pinned inside a mask and is left out (with a note).
+sdk::Visibility filter_visible(const zl_host_api* host, const std::vector<Device>& devices);
 
 } // namespace zl::backend_rocm

@@ -252,17 +252,29 @@ ParseResult parse_rocm_smi(std::string_view json)
     }
     Device d;
     d.index = static_cast<uint32_t>(n);
-    d.name = text_of(member(card.value, {"Card Series"}));
-    if (!known(d.name)) {
-      d.name = text_of(member(card.value, {"Card SKU"}));
+    // "Card series" up to ROCm 6.1, "Card Series" from 6.2 (telegraf's recorded outputs). Consumer
+    // cards print N/A for the SKU and sometimes the series: the next name field answers, and a
+    // card with none is still listed, never a failed enumeration.
+    // A bare PCI id ("0x1002", ROCm 4.3's series) names no product either.
+    const auto named = [](const std::string& s) {
+      return known(s) && !(sdk::starts_with(s, "0x") && !rocr_uuid(s).empty());
+    };
+    for (const char* field : {"Card Series", "Card series", "Device Name", "Card SKU", "Card Model"}) {
+      if (!named(d.name)) {
+        d.name = text_of(member(card.value, {field}));
+      }
     }
+    if (!named(d.name)) {
+      d.name = "AMD GPU (" + std::string(key) + ")";
+    }
+    // VRAM in bytes; Hygon's DTK build prints "vram Total Memory (MiB)" instead.
     const auto bytes = integer_of(member(card.value, {"VRAM Total Memory (B)"}));
-    if (!known(d.name) || !bytes) {
-      result.error = "rocm-smi " + std::string(key) + " lacks " +
-                     (!known(d.name) ? "\"Card Series\"" : "\"VRAM Total Memory (B)\"") + ": " + show(card.value);
+    const auto mib = integer_of(member(card.value, {"vram Total Memory (MiB)"}));
+    if (!bytes && !(mib && *mib <= (std::numeric_limits<uint64_t>::max() >> 20))) {
+      result.error = "rocm-smi " + std::string(key) + " lacks \"VRAM Total Memory (B)\": " + show(card.value);
       return result;
     }
-    d.memory_bytes = *bytes;
+    d.memory_bytes = bytes ? *bytes : *mib << 20;
     const std::string unique = text_of(member(card.value, {"Unique ID"}));
     const std::string rocr = rocr_uuid(unique);
     // Without a unique ID (older consumer cards print N/A) the identity is positional.

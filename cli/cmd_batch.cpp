@@ -4,6 +4,7 @@
 #include "batch/caliber.hpp"
 #include "batch/campaign.hpp"
 #include "batch/folder.hpp"
+#include "devices/select.hpp"
 #include "results/store.hpp"
 #include "run/preflight.hpp"
 #include "util/error.hpp"
@@ -59,28 +60,6 @@ constexpr const char* k_usage =
   "  zl batch --flaggems ~/FlagGems --all --db ~/zl-results.sqlite   (longest-first from past campaigns)";
 // clang-format on
 
-std::vector<loader::Device> choose_devices(const loader::Module& backend, const std::string& wanted)
-{
-  const auto e = backend.enumerate();
-  if (e.devices.empty()) {
-    throw Error(fmt::format("backend {} has no device to run on: {}", backend.name(), e.reason));
-  }
-  if (wanted.empty() || wanted == "all") {
-    return e.devices;
-  }
-  std::vector<loader::Device> chosen;
-  for (const auto& w : util::split(wanted, ',')) {
-    const auto it = std::find_if(e.devices.begin(), e.devices.end(),
-                                 [&](const auto& d) { return std::to_string(d.index) == w || d.uuid == w; });
-    if (it == e.devices.end()) {
-      throw Error(fmt::format("--devices: backend {} has no device '{}'; `zl --backend {} devices` lists them",
-                              backend.name(), w, backend.name()));
-    }
-    chosen.push_back(*it);
-  }
-  return chosen;
-}
-
 } // namespace
 
 int cmd_batch(Context& ctx, const Args& args)
@@ -92,7 +71,9 @@ int cmd_batch(Context& ctx, const Args& args)
     ("ops", po::value<std::string>(), "comma list of ops")
     ("ops-file", po::value<std::string>(), "one op per line; # starts a comment")
     ("all", "every benchmark/test_<op>.py")
-    ("devices", po::value<std::string>(), "device indices or UUIDs, comma list, or all (default)")
+    ("devices", po::value<std::string>(), "device indices or UUIDs, comma list, or all (default): all means every "
+                                          "device the inherited visibility mask leaves visible; a device outside "
+                                          "it, an empty list and one device named twice are refused")
     ("gpus", po::value<std::string>(), "the same as --devices")
     ("out", po::value<std::string>(), "campaign folder (default campaigns/<UTC time>-<backend>/)")
     ("resume", "re-run only the ops of the campaign folder whose status is not ok")
@@ -180,7 +161,10 @@ int cmd_batch(Context& ctx, const Args& args)
   spec.backend = backend.name();
   spec.out_dir = batch::campaign_folder(given("out"), backend.name());
   batch::check_out_path(spec.out_dir, vm->count("resume") > 0);
-  spec.devices = choose_devices(backend, vm->count("gpus") ? value("gpus") : value("devices"));
+  spec.devices = devices::choose_list(backend, vm->count("gpus")      ? std::optional(value("gpus"))
+                                              : vm->count("devices") ? std::optional(value("devices"))
+                                                                     : std::nullopt,
+                                      vm->count("gpus") ? "--gpus" : "--devices");
   spec.level = caliber.level;
   spec.run_args = batch::run_args(caliber);
   spec.timeout_per_op = timeout;

@@ -16,7 +16,7 @@ set(ZL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/zl)
 # --- zl-devel: the SDK ----------------------------------------------------------------------
 set_target_properties(zl_abi PROPERTIES EXPORT_NAME abi)
 install(TARGETS zl_abi EXPORT zlTargets COMPONENT zl-devel)
-install(FILES core/include/zl/backend_abi.h core/include/zl/backend_sdk.hpp
+install(FILES core/include/zl/backend_abi.h core/include/zl/backend_sdk.hpp core/include/zl/backend_sdk_visibility.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/zl COMPONENT zl-devel)
 install(EXPORT zlTargets NAMESPACE zl:: DESTINATION ${ZL_CMAKE_DIR} COMPONENT zl-devel)
 export(EXPORT zlTargets NAMESPACE zl:: FILE ${CMAKE_BINARY_DIR}/zlTargets.cmake)

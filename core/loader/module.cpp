@@ -138,6 +138,40 @@ std::string explain_dlopen_failure(const std::string& path, const std::string& d
   return fmt::format("cannot be loaded: {}", dlerror);
 }
 
+// The generic reading of a mask for a module without filter_visible (ABI 1.0): a comma list of
+// indices, UUIDs or visibility_ids, read up to the first entry that names no device; each device
+// is pinned by the entry that named it, so the child's mask is a subset of the inherited one.
+void generic_filter(const char* var, const char* value, Enumeration& e)
+{
+  e.masked = true;
+  e.mask = fmt::format("{}={}", var, value);
+  for (auto& d : e.devices) {
+    d.visible = false;
+  }
+  const auto entries = util::split(value, ',', false);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const auto entry = std::string(util::trim(entries[i]));
+    const auto it = std::find_if(e.devices.begin(), e.devices.end(), [&](const Device& d) {
+      return !entry.empty() && (std::to_string(d.index) == entry || d.uuid == entry || d.visibility_id == entry);
+    });
+    if (it == e.devices.end()) {
+      if (!(entries.size() == 1 && entry.empty())) {
+        e.mask_note = fmt::format("{} entry {} '{}' names no device; zl reads no further (the backend does not "
+                                  "say how its runtime reads the variable)",
+                                  var, i + 1, entry);
+      }
+      break;
+    }
+    if (!it->visible) {
+      it->visible = true;
+      it->pin = entry;
+    }
+  }
+  if (util::trim(value).empty()) {
+    e.mask_note = fmt::format("{} is set but empty, which hides every device", var);
+  }
+}
+
 std::optional<std::string> check_strings(const zl_backend_descriptor& d)
 {
   const std::pair<const char*, const char*> fields[] = {
@@ -172,9 +206,12 @@ std::optional<std::string> check_strings(const zl_backend_descriptor& d)
 const char* to_string(ModuleState state)
 {
   switch (state) {
-  case ModuleState::loaded: return "loaded";
-  case ModuleState::failed: return "failed";
-  case ModuleState::shadowed: return "shadowed";
+  case ModuleState::loaded:
+    return "loaded";
+  case ModuleState::failed:
+    return "failed";
+  case ModuleState::shadowed:
+    return "shadowed";
   }
   return "?";
 }
@@ -313,12 +350,86 @@ Enumeration Module::enumerate() const
   for (uint32_t i = 0; i < std::min(out.count, capacity); ++i) {
     auto& d = devices[i];
     d.uuid[sizeof(d.uuid) - 1] = d.name[sizeof(d.name) - 1] = d.visibility_id[sizeof(d.visibility_id) - 1] = '\0';
-    result.devices.push_back(Device{d.index, d.uuid, d.name, d.memory_bytes, d.visibility_id});
+    result.devices.push_back(Device{d.index, d.uuid, d.name, d.memory_bytes, d.visibility_id, true, d.visibility_id});
   }
   if (result.status != ZL_OK && result.reason.empty()) {
     result.reason = fmt::format("{} reported status {} without a reason", path, static_cast<int>(result.status));
   }
+  if (result.status == ZL_OK) {
+    apply_mask(host, devices.data(), std::min(out.count, capacity), result);
+  }
   return result;
+}
+
+Module::Mask Module::filter(const host::HostApi& host, const zl_device_info* devices, uint32_t count) const
+{
+  Mask mask;
+  if (desc.filter_visible == nullptr) {
+    return mask;
+  }
+  mask.visible.resize(std::max<uint32_t>(count, 1));
+  zl_visibility out{};
+  out.struct_size = sizeof(zl_visibility);
+  out.capacity = static_cast<uint32_t>(mask.visible.size());
+  out.visible = mask.visible.data();
+  mask.status = desc.filter_visible(host.get(), devices, count, &out);
+  out.mask[sizeof(out.mask) - 1] = out.note[sizeof(out.note) - 1] = '\0';
+  mask.masked = out.masked != 0;
+  mask.text = out.mask;
+  mask.note = out.note;
+  mask.visible.resize(std::min(out.count, out.capacity));
+  return mask;
+}
+
+void Module::apply_mask(const host::HostApi& host, const zl_device_info* devices, uint32_t count, Enumeration& e) const
+{
+  // A module of ABI 1.0 has no filter_visible: the core's generic reading stands in.
+  if (desc.filter_visible == nullptr) {
+    if (*desc.visibility_var != '\0') {
+      if (const char* value = std::getenv(desc.visibility_var); value != nullptr) {
+        generic_filter(desc.visibility_var, value, e);
+      }
+    }
+    return;
+  }
+  auto mask = filter(host, devices, count);
+  if (mask.status != ZL_OK) {
+    // Never widen: a mask the module could not read hides every device, and says why.
+    mask.masked = true;
+    mask.visible.clear();
+    mask.note = fmt::format("the backend could not read the inherited mask: {}", mask.note);
+  }
+  e.masked = mask.masked;
+  e.mask = mask.text;
+  e.mask_note = mask.note;
+  if (!mask.masked) {
+    return;
+  }
+  for (auto& d : e.devices) {
+    d.visible = false;
+  }
+  for (const auto& v : mask.visible) {
+    if (v.device < e.devices.size() && !e.devices[v.device].visible) {
+      auto& d = e.devices[v.device];
+      d.visible = true;
+      d.pin = std::string(v.pin, strnlen(v.pin, sizeof(v.pin)));
+    }
+  }
+}
+
+std::string Module::inherited_mask() const
+{
+  if (state != ModuleState::loaded) {
+    return "";
+  }
+  if (desc.filter_visible == nullptr) {
+    const char* value = *desc.visibility_var != '\0' ? std::getenv(desc.visibility_var) : nullptr;
+    return value != nullptr ? fmt::format("{}={}", desc.visibility_var, value) : "";
+  }
+  // The mask's text does not depend on the devices: ask with none rather than enumerate again.
+  const host::HostApi host;
+  const auto mask = filter(host, nullptr, 0);
+  return mask.masked ? mask.text : "";
 }
 
 } // namespace zl::loader

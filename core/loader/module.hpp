@@ -11,6 +11,10 @@ namespace boost::dll {
 class shared_library;
 }
 
+namespace zl::host {
+class HostApi;
+}
+
 namespace zl::loader {
 
 enum class ModuleState { loaded, failed, shadowed };
@@ -24,24 +28,31 @@ struct Device
   std::string name;
   unsigned long long memory_bytes = 0;
   std::string visibility_id;
+  // What the inherited visibility mask makes of it: whether zl may use it, and the value of the
+  // visibility variable that pins it without widening the mask (visibility_id when unmasked).
+  bool visible = true;
+  std::string pin;
 };
 
 struct Enumeration
 {
   zl_status status = ZL_OK;
   std::vector<Device> devices;
-  std::string source; // what answered: "NVML", "nvidia-smi"
-  std::string reason; // why there are no devices, or what failed
+  std::string source;    // what answered: "NVML", "nvidia-smi"
+  std::string reason;    // why there are no devices, or what failed
+  bool masked = false;   // the process inherited a visibility mask
+  std::string mask;      // that mask, "VAR=value" as the backend reads it; "" when none
+  std::string mask_note; // how the mask was read (entries the runtime ignores, …)
 };
 
 class Module
 {
 public:
-  std::string path;      // absolute path of the file
-  std::string file_name; // the <name> in libzl_backend_<name>.so
+  std::string path;          // absolute path of the file
+  std::string file_name;     // the <name> in libzl_backend_<name>.so
   std::string folder_origin; // which search entry found it ("--backend-path", …)
   ModuleState state = ModuleState::failed;
-  std::string error;     // why it failed or is shadowed; names the file
+  std::string error; // why it failed or is shadowed; names the file
 
   // Valid when state is loaded: the module's descriptor, copied up to the size both sides know.
   zl_backend_descriptor desc{};
@@ -53,9 +64,26 @@ public:
 
   // Asks the module for its devices. Never throws for the module's own failures: they are
   // reported in the result.
+  // Asks the module for its devices, then applies the visibility mask the process inherited
+  // (the module's filter_visible, else the generic reading of visibility_var): every device is
+  // listed, each marked visible or not.
   Enumeration enumerate() const;
 
+  // The inherited mask as "VAR=value", "" when none: what run_identity.json records.
+  std::string inherited_mask() const;
+
 private:
+  struct Mask
+  {
+    zl_status status = ZL_OK;
+    bool masked = false;
+    std::string text;
+    std::string note;
+    std::vector<zl_visible_device> visible;
+  };
+  Mask filter(const host::HostApi& host, const zl_device_info* devices, uint32_t count) const;
+  void apply_mask(const host::HostApi& host, const zl_device_info* devices, uint32_t count, Enumeration& e) const;
+
   friend Module load_module(const std::string&, const std::string&);
   std::shared_ptr<boost::dll::shared_library> m_library;
 };

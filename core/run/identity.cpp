@@ -80,7 +80,8 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   j.field("uuid", p.device.uuid);
   j.field("name", p.device.name);
   j.field("visibility_var", p.backend->desc.visibility_var);
-  j.field("visibility_value", p.device.visibility_id);
+  j.field("visibility_value", p.device.pin);
+  j.nullable("inherited_mask", p.backend->inherited_mask());
   w.EndObject();
   j.key("timer");
   w.StartObject();

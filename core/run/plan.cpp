@@ -1,5 +1,6 @@
 #include "run/plan.hpp"
 
+#include "devices/select.hpp"
 #include "loader/search_path.hpp"
 #include "shapes/shape_resolver.hpp"
 #include "util/error.hpp"
@@ -123,25 +124,7 @@ std::string replay_records_dir(const std::string& replay_from)
 
 loader::Device choose_device(const loader::Module& backend, const std::string& wanted)
 {
-  const auto e = backend.enumerate();
-  if (e.devices.empty()) {
-    throw Error(fmt::format("backend {} has no device to run on: {}", backend.name(),
-                            e.reason.empty() ? "it found none" : e.reason));
-  }
-  if (wanted.empty()) {
-    return e.devices.front();
-  }
-  for (const auto& d : e.devices) {
-    if (std::to_string(d.index) == wanted || d.uuid == wanted) {
-      return d;
-    }
-  }
-  std::vector<std::string> have;
-  for (const auto& d : e.devices) {
-    have.push_back(fmt::format("{} ({})", d.index, d.uuid));
-  }
-  throw Error(fmt::format("--device {}: backend {} has no device with that index or UUID; it has {}", wanted,
-                          backend.name(), util::join(have, ", ")));
+  return devices::choose_one(backend, wanted);
 }
 
 std::vector<std::string> plugin_python_path()
@@ -220,7 +203,7 @@ Plan make_plan(const Request& request, const loader::Module& backend, const std:
   const auto& d = backend.desc;
   p.env_set.emplace_back("ZL_PLAN", p.plan_path);
   if (*d.visibility_var != '\0') {
-    p.env_set.emplace_back(d.visibility_var, p.device.visibility_id);
+    p.env_set.emplace_back(d.visibility_var, p.device.pin);
   }
   auto python_path = plugin_python_path();
   if (const char* existing = std::getenv("PYTHONPATH"); existing != nullptr && *existing != '\0') {

@@ -1,6 +1,7 @@
 #include "sweep/sweep.hpp"
 
 #include "batch/folder.hpp"
+#include "devices/select.hpp"
 #include "run/identity.hpp"
 #include "run/node.hpp"
 #include "run/plan.hpp"
@@ -79,26 +80,8 @@ void print_resolution(const shapes::Resolution& r)
 
 std::vector<loader::Device> choose_devices(const Request& r, const loader::Module& backend)
 {
-  std::vector<loader::Device> chosen;
-  if (r.devices.empty()) {
-    chosen = backend.enumerate().devices;
-    if (chosen.empty()) {
-      run::choose_device(backend, ""); // throws, with the backend's reason
-    }
-    return chosen;
-  }
-  for (const auto& wanted : r.devices) {
-    const auto d = run::choose_device(backend, wanted);
-    for (const auto& c : chosen) {
-      if (c.index == d.index && c.uuid == d.uuid) {
-        throw Error(fmt::format("{}: device {} is listed twice; two workers on one device would tune against "
-                                "each other",
-                                r.devices_from, wanted));
-      }
-    }
-    chosen.push_back(d);
-  }
-  return chosen;
+  return devices::choose_list(backend, r.devices_from.empty() ? std::nullopt : std::optional(util::join(r.devices, ",")),
+                              r.devices_from);
 }
 
 std::string default_out(const std::string& op, const std::string& backend)

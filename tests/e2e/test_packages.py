@@ -107,7 +107,8 @@ ZL_FILES = {"/usr/bin/zl", "/usr/lib/zl/backends/libzl_backend_cpu.so", "/usr/sh
             "/usr/share/zl/python/compat/zl_compat.py", "/usr/share/zl/corpus/benchmark/conftest.py"}
 
 
-DEVEL_FILES = {"/usr/include/zl/backend_abi.h", "/usr/include/zl/backend_sdk.hpp", "/usr/lib/cmake/zl/zlConfig.cmake",
+DEVEL_FILES = {"/usr/include/zl/backend_abi.h", "/usr/include/zl/backend_sdk.hpp",
+               "/usr/include/zl/backend_sdk_visibility.hpp", "/usr/lib/cmake/zl/zlConfig.cmake",
                "/usr/lib/cmake/zl/zlConfigVersion.cmake", "/usr/lib/cmake/zl/zlTargets.cmake",
                "/usr/lib/cmake/zl/ZlBackend.cmake", "/usr/lib/cmake/zl/zl_backend.map"}
 

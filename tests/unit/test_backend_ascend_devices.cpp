@@ -1,4 +1,4 @@
-// Ascend enumeration: the npu-smi table and -m parsers on recorded outputs (including the 26.x
+// Ascend enumeration: the npu-smi table and -m parsers on constructed outputs (including the 26.x
 // Phy-ID columns), their join, and enumerate() with a fake host: DCMI skipped when
 // ASCEND_RT_VISIBLE_DEVICES is set, npu-smi info joined with npu-smi info -m.
 #include "ascend_devices.hpp"

@@ -1,4 +1,4 @@
-// NVIDIA enumeration: the nvidia-smi CSV parser on recorded outputs, and enumerate() with a fake
+// NVIDIA enumeration: the nvidia-smi CSV parser on constructed outputs, and enumerate() with a fake
 // host for every fallback (NVML absent or failing, nvidia-smi missing, failing or garbled).
 #include "cuda_devices.hpp"
 

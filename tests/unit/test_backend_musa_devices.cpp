@@ -1,4 +1,4 @@
-// Moore Threads enumeration: the gmi CSV and -q parsers on recorded outputs, and enumerate() with a
+// Moore Threads enumeration: the gmi CSV and -q parsers on constructed outputs, and enumerate() with a
 // fake host, including the fallback from the CSV form to `mthreads-gmi -q` on older drivers.
 #include "musa_devices.hpp"
 

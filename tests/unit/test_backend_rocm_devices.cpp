@@ -1,4 +1,4 @@
-// AMD enumeration: the amd-smi and rocm-smi JSON parsers on recorded outputs, the rocminfo UUID
+// AMD enumeration: the amd-smi and rocm-smi JSON parsers on constructed outputs, the rocminfo UUID
 // spelling, and enumerate() with a fake host (amd-smi, then rocm-smi).
 #include "rocm_devices.hpp"
 
@@ -129,6 +129,18 @@ TEST_CASE("zl::backend_rocm::parse_rocm_smi")
   {
     const auto r = parse_rocm_smi("{\"card2\": {\"Card Series\": \"Radeon PRO W7900\"}}");
     CHECK(has(r.error, "rocm-smi card2 lacks \"VRAM Total Memory (B)\": '{\"Card Series\":\"Radeon PRO W7900\"}'"));
+  }
+  SUBCASE("issue 10.21: \"Card series\" up to ROCm 6.1; a card with no name (consumer N/A SKU) is still listed")
+  {
+    auto r = parse_rocm_smi(R"j({"card0": {"Card series": "Radeon RX 6800", "Card SKU": "N/A",
+                                          "VRAM Total Memory (B)": "17163091968"}})j");
+    REQUIRE(r.ok());
+    CHECK(r.devices[0].name == "Radeon RX 6800");
+    r = parse_rocm_smi(R"j({"card1": {"Card Series": "N/A", "Card SKU": "N/A", "Card Model": "0x73bf",
+                                     "VRAM Total Memory (B)": "17163091968"}})j");
+    REQUIRE(r.ok());
+    CHECK(r.devices[0].name == "AMD GPU (card1)");
+    CHECK(r.devices[0].memory_bytes == 17163091968);
   }
 }
 

@@ -45,7 +45,7 @@ TEST_CASE("zl::loader::load_module")
     CHECK(m.error.empty());
     CHECK(m.name() == "fakegpu");
     CHECK(m.aliases() == std::vector<std::string>{"fg"});
-    CHECK(m.abi_version() == "1.0");
+    CHECK(m.abi_version() == "1.1");
     const auto e = m.enumerate();
     CHECK(e.status == ZL_OK);
     REQUIRE(e.devices.size() == 2);
@@ -117,7 +117,7 @@ TEST_CASE("zl::loader::load_module")
   SUBCASE("another ABI major")
   {
     const auto path = add_test_module(dir, "abimajor");
-    CHECK(failure(path) == path + ": speaks backend ABI 2.3, but this zl speaks 1.0; the major versions must match: "
+    CHECK(failure(path) == path + ": speaks backend ABI 2.3, but this zl speaks 1.1; the major versions must match: "
                                   "rebuild the module against this zl's SDK, or use a zl that speaks 2.x");
   }
 

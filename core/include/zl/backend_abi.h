@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 #define ZL_ABI_MAJOR 1
-#define ZL_ABI_MINOR 0
+#define ZL_ABI_MINOR 1
 
 /* The one symbol a module exports. */
 #define ZL_BACKEND_ENTRY_POINT "zl_backend_get_descriptor"
@@ -97,6 +97,28 @@ typedef struct zl_enumeration {
   char reason[512];         /* out: why no device was found, when count is 0; since 1.0 */
 } zl_enumeration;
 
+/* One device the inherited visibility mask leaves visible (filter_visible). since 1.1 */
+typedef struct zl_visible_device {
+  uint32_t device;   /* position in the devices array filter_visible was given */
+  uint32_t reserved; /* zero */
+  char pin[96];      /* the value of visibility_var that selects this device and nothing outside the
+                      * inherited mask (one of the mask's own entries, or a UUID form the runtime
+                      * accepts): zl sets it in the child, replacing the inherited value */
+} zl_visible_device;
+
+/* The answer of filter_visible. The core owns this struct and the visible array. since 1.1 */
+typedef struct zl_visibility {
+  uint32_t struct_size;        /* sizeof(zl_visibility) as the core knows it */
+  uint32_t capacity;           /* entries in visible */
+  zl_visible_device* visible;  /* core-owned array the backend fills, in the runtime's order */
+  uint32_t count;              /* out: devices the mask leaves visible */
+  uint32_t masked;             /* out: 1 when the process inherited a mask, 0 when all are visible */
+  char mask[256];              /* out: the inherited mask as "VAR=value" (several separated by
+                                * "; "), "" when none */
+  char note[512];              /* out: how the mask was read, e.g. where the runtime stops reading
+                                * it; "" when there is nothing to say */
+} zl_visibility;
+
 /* Verdicts on a graph-capture failure, matched as substrings of the exception text. */
 typedef struct zl_capture_wording {
   const char* const* refused;      /* capture unsupported: fall back to the direct timer */
@@ -150,6 +172,16 @@ typedef struct zl_backend_descriptor {
   /* Lists the devices. Must not throw, abort or print; returns ZL_OK with count 0 and a reason
    * when there is nothing to list. host is valid only during the call. since 1.0 */
   zl_status (*enumerate_devices)(const zl_host_api* host, zl_enumeration* out);
+
+  /* Applies the visibility mask the process inherited (visibility_var, or any variable of the
+   * vendor that masks devices: only the backend knows their forms) to the devices that
+   * enumerate_devices listed, whose index, uuid and visibility_id ignore every mask. Must not
+   * throw, abort or print; with no mask set, every device is visible and masked is 0. NULL: the
+   * core reads visibility_var as a comma list of indices, UUIDs or visibility_ids, stops at the
+   * first entry that names no device, and pins each device by the entry that named it.
+   * since 1.1 */
+  zl_status (*filter_visible)(const zl_host_api* host, const zl_device_info* devices, uint32_t count,
+                              zl_visibility* out);
 } zl_backend_descriptor;
 
 /* Size of the descriptor as of ABI 1.0: the least a module of major 1 may report. */

@@ -275,6 +275,10 @@ inline ParseResult parse_query_gpu_csv(std::string_view text, bool (*parse_memor
     if (trim(line).empty()) {
       continue;
     }
+    // The header `--format=csv` prints without noheader ("index, uuid, name, memory.total [MiB]").
+    if (result.devices.empty() && trim(split(line, ",").front()) == "index") {
+      continue;
+    }
     if (number == all.size() && text.back() != '\n') {
       result.error = "output ends mid-line at " + quote_line(number, line);
       return result;
@@ -412,6 +416,28 @@ public:
     }
   }
   const std::string& missing() const { return missing_; } // the first name bind() did not find
+
+  // bind() for a function a library has under one of several names (a current one, then the
+  // compatibility names of older releases): the first found wins and is returned; when none is,
+  // the missing name recorded is "<a> or <b>" and "" is returned.
+  template <typename Fn>
+  std::string bind_first(std::initializer_list<const char*> names, Fn& fn)
+  {
+    std::string all;
+    for (const char* name : names) {
+      void* sym = handle_ != nullptr ? dlsym(handle_, name) : nullptr;
+      if (sym != nullptr) {
+        fn = reinterpret_cast<Fn>(sym);
+        return name;
+      }
+      all += (all.empty() ? "" : " or ") + std::string(name);
+    }
+    fn = nullptr;
+    if (missing_.empty()) {
+      missing_ = all;
+    }
+    return {};
+  }
 
   // Whether the library opened and every bind() so far found its function. When not, `result`
   // becomes the library step's answer: absent with the dlerror() texts, or failed with
