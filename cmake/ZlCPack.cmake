@@ -39,6 +39,10 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_VENDOR zl)
 set(CPACK_PACKAGE_CONTACT "${ZL_PACKAGE_CONTACT}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+# Apache-2.0, FlagGems' licence: the RPMs' License header (every component), the text for
+# installers that show one; the DEBs have no licence field, the zl package has doc/zl/copyright.
+set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
+set(CPACK_RPM_PACKAGE_LICENSE "Apache-2.0")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_COMPONENTS_ALL zl zl-devel ${zl_backend_components})
 set(CPACK_COMPONENTS_GROUPING IGNORE) # one package per component

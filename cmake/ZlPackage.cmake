@@ -4,7 +4,7 @@
 #   <prefix>/lib/zl/backends/libzl_backend_*.so  zl (cpu), zl-backend-<vendor> (the others)
 #   <prefix>/share/zl/python/, share/zl/corpus/  zl: the pytest plugins, the sample corpus
 #   <prefix>/share/man/man1/zl.1                 zl: generated from `zl --help` at build time
-#   <prefix>/share/doc/zl/                       zl: README.md and docs/*.md
+#   <prefix>/share/doc/zl/                       zl: README.md, docs/*.md, LICENSE, copyright
 #   <prefix>/include/zl/                         zl-devel: the ABI header and the SDK header
 #   <prefix>/lib/cmake/zl/                       zl-devel: find_package(zl) -> zl::abi, zl_add_backend()
 #
@@ -52,6 +52,9 @@ if(NOT CMAKE_CROSSCOMPILING)
 endif()
 
 file(GLOB zl_docs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/*.md)
-install(FILES README.md ${zl_docs} DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT zl)
+install(FILES README.md LICENSE ${zl_docs} DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT zl)
+# Debian's policy wants <docdir>/copyright (machine-readable format); the RPM carries it too, since
+# the same install rules make both, next to the LICENSE it points to.
+install(FILES cmake/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT zl)
 
 include(ZlCPack)

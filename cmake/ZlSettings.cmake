@@ -1,6 +1,14 @@
 # Shared compile settings: link zl_standard_settings and zl_standard_warnings PRIVATE everywhere.
 option(ZL_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
-option(ZL_WERROR "Treat warnings as errors" ON)
+# Warnings are errors where zl is developed (a git checkout, CI: scripts/build.sh passes ON), not
+# in a release tarball, which users build with compilers newer than ours and their new warnings.
+if(EXISTS ${PROJECT_SOURCE_DIR}/.git)
+  set(zl_werror_default ON)
+else()
+  set(zl_werror_default OFF)
+endif()
+option(ZL_WERROR "Treat warnings as errors (default: ON in a git checkout, OFF in a release tarball)"
+       ${zl_werror_default})
 
 set(CMAKE_CXX_STANDARD 17)
 set(CMAKE_CXX_STANDARD_REQUIRED ON)

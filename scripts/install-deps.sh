@@ -9,6 +9,7 @@ packages=(
   libfmt-dev libyaml-cpp-dev rapidjson-dev libsqlite3-dev sqlite3 libssl-dev doctest-dev
   python3 python3-pytest python3-yaml libbenchmark-dev
   rpm rpm2cpio dpkg-dev    # the packages: rpmbuild and rpm2archive for the RPMs, dpkg-shlibdeps for the DEBs
+  clang-format-14 clang-tidy-14   # the house rules, pinned: the format, check-format and tidy targets
 )
 
 missing=()

@@ -103,7 +103,8 @@ def deb_field(path, field):
 
 
 ZL_FILES = {"/usr/bin/zl", "/usr/lib/zl/backends/libzl_backend_cpu.so", "/usr/share/man/man1/zl.1",
-            "/usr/share/doc/zl/README.md", "/usr/share/zl/python/zl_plugins/zl_timing.py",
+            "/usr/share/doc/zl/README.md", "/usr/share/doc/zl/LICENSE", "/usr/share/doc/zl/copyright",
+            "/usr/share/zl/python/zl_plugins/zl_timing.py",
             "/usr/share/zl/python/compat/zl_compat.py", "/usr/share/zl/corpus/benchmark/conftest.py"}
 
 
@@ -128,6 +129,18 @@ def test_rpm_files(packages):
     assert rpm_files(packages.rpm("zl-devel")) == DEVEL_FILES
     for vendor in packages.vendors:
         assert rpm_files(packages.rpm(f"zl-backend-{vendor}")) == {f"/usr/lib/zl/backends/libzl_backend_{vendor}.so"}
+
+
+def test_rpm_license_is_apache_2(packages):
+    for name in packages.names():
+        assert rpm_query(packages.rpm(name), "--queryformat", "%{LICENSE}") == ["Apache-2.0"], name
+
+
+def test_license_file_is_the_source_trees(packages, tmp_path):
+    root = extract_debs(packages, tmp_path / "root", "zl")
+    source = Path(os.environ["ZL_SOURCE_DIR"]) / "LICENSE"
+    assert (root / "usr/share/doc/zl/LICENSE").read_bytes() == source.read_bytes()
+    assert "License: Apache-2.0" in (root / "usr/share/doc/zl/copyright").read_text()
 
 
 def test_rpm_requires(packages):

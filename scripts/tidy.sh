@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Runs the pinned clang-tidy (major 14) with .clang-tidy on the tracked C/C++ sources that the
+# build tree <build> compiles (its compile_commands.json), or on the FILEs named. Prints each
+# finding once (a header's finding comes back from every file including it), a count per check,
+# and exits 1 when there is any. The build's `tidy` target runs it on the whole tree.
+# CLANG_TIDY names the binary (default: clang-tidy-14, then clang-tidy); ZL_JOBS the parallelism.
+set -euo pipefail
+pinned=14
+root=$(cd "$(dirname "$0")/.." && pwd)
+if [ $# -lt 1 ]; then
+  echo "usage: scripts/tidy.sh <build folder> [FILE...]" >&2
+  exit 2
+fi
+build=$(cd "$1" && pwd)
+shift
+if [ ! -f "$build/compile_commands.json" ]; then
+  echo "zl: '$build/compile_commands.json' is missing: configure that build with cmake" \
+       "(zl's CMakeLists sets CMAKE_EXPORT_COMPILE_COMMANDS)" >&2
+  exit 2
+fi
+
+tool=${CLANG_TIDY:-}
+if [ -z "$tool" ]; then
+  for candidate in "clang-tidy-$pinned" clang-tidy; do
+    if command -v "$candidate" >/dev/null; then tool=$candidate; break; fi
+  done
+fi
+if [ -z "$tool" ] || ! command -v "$tool" >/dev/null; then
+  echo "zl: clang-tidy-$pinned not found${tool:+ (CLANG_TIDY='$tool')}: install Debian's clang-tidy-$pinned," \
+       "or set CLANG_TIDY to a clang-tidy $pinned binary" >&2
+  exit 2
+fi
+if ! "$tool" --version | grep -q "LLVM version $pinned\."; then
+  echo "zl: '$tool' is not clang-tidy $pinned ('$("$tool" --version | grep -m1 version)'): .clang-tidy's check" \
+       "list is written for LLVM $pinned; install clang-tidy-$pinned, or set CLANG_TIDY to it" >&2
+  exit 2
+fi
+
+cd "$root"
+files=()
+if [ $# -gt 0 ]; then
+  files=("$@")
+else
+  # What the build compiles, among the files git tracks (not the generated ones, not /usr).
+  while IFS= read -r file; do files+=("$file"); done < <(
+    python3 - "$build/compile_commands.json" "$root" <<'EOF'
+import json, os, subprocess, sys
+root = sys.argv[2]
+tracked = set(subprocess.run(["git", "-C", root, "ls-files", "-z", "--", "*.cpp", "*.c"], check=True,
+                             capture_output=True, text=True).stdout.split("\0"))
+compiled = {os.path.relpath(os.path.join(e["directory"], e["file"]), root) for e in json.load(open(sys.argv[1]))}
+print("\n".join(sorted(compiled & tracked)))
+EOF
+  )
+fi
+
+log="$build/tidy.log"
+printf '%s\0' "${files[@]}" |
+  xargs -0 -r -n 1 -P "${ZL_JOBS:-$(nproc)}" "$tool" -p "$build" --quiet >"$log" 2>&1 || true
+if grep -q ': error: ' "$log"; then
+  grep ': error: ' "$log" | sort -u >&2
+  echo "zl: clang-tidy could not compile some files (errors above; the whole output is in $log)" >&2
+  exit 2
+fi
+findings=$(grep -E ': warning: .* \[[a-z0-9.,-]+\]$' "$log" | sort -u || true)
+if [ -z "$findings" ]; then
+  echo "zl: clang-tidy found nothing in ${#files[@]} files"
+  exit 0
+fi
+echo "$findings"
+echo
+echo "findings per check (each once; the whole output, with the code, is in $log):"
+sed -E 's/.*\[([a-z0-9.,-]+)\]$/\1/' <<<"$findings" | sort | uniq -c | sort -rn
+echo "zl: clang-tidy found $(wc -l <<<"$findings") things in ${#files[@]} files" >&2
+exit 1
