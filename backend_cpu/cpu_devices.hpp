@@ -10,8 +10,8 @@ namespace zl::backend_cpu {
 
 struct HostInfo
 {
-  std::string model;     // "model name" of the first processor, or the architecture
-  unsigned logical = 0;  // logical processors
+  std::string model;    // "model name" of the first processor, or the architecture
+  unsigned logical = 0; // logical processors
   uint64_t memory_bytes = 0;
   std::string machine_id;
 };

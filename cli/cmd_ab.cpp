@@ -26,24 +26,24 @@ namespace zl::cli {
 namespace {
 
 constexpr const char* k_usage =
-  "zl [--backend NAME] ab --flaggems DIR --op OP [--axis VAR] [--values A,B] [--rounds N] [--out DIR]\n"
-  "        [--force] [--level ...] [--mode ...] [--dtypes ...] [--timer ...] [--device ...] [--python PATH]\n\n"
-  "Runs OP with VAR=A and with VAR=B in N interleaved rounds (A B, then B A, ...), each side in its\n"
-  "own `zl run` with an isolated tuner cache and Triton cache, so neither inherits the other's\n"
-  "compiles or tuning winners. The default axis is the backend's FlagTree switch,\n"
-  "FLAGTREE_<VENDOR>_RLC_ENHANCE (FLAGTREE_RLC_ENHANCE where the backend has no vendor token),\n"
-  "with values 0,1.\n\n"
-  "Before spending rounds zl checks that the axis is live: its name must occur in the triton or\n"
-  "flagtree package the benchmark Python imports (its .py files and shared objects). If it does\n"
-  "not, zl refuses (exit 2) and says what it searched; --force runs anyway and prints a banner\n"
-  "above every table, since a switch nothing reads shows no difference in every round.\n\n"
-  "Output: a full table per round, then the aggregate per op, dtype and size (median latency\n"
-  "ratio B/A, range, Mann-Whitney U verdict over the rounds) with both sides' caliber. The folder\n"
-  "(--out, default ab/<UTC time>-<op>-<axis>/) holds A/round-N/ and B/round-N/ run folders that\n"
-  "`zl summary --ab OUT/A OUT/B` reads again, logs/, and ab.json.\n\n"
-  "Examples:\n"
-  "  zl --backend=musa ab --flaggems ~/FlagGems --op mm --rounds 5\n"
-  "  zl ab --flaggems ~/FlagGems --op abs --axis TRITON_ALWAYS_COMPILE --values 0,1 --force";
+    "zl [--backend NAME] ab --flaggems DIR --op OP [--axis VAR] [--values A,B] [--rounds N] [--out DIR]\n"
+    "        [--force] [--level ...] [--mode ...] [--dtypes ...] [--timer ...] [--device ...] [--python PATH]\n\n"
+    "Runs OP with VAR=A and with VAR=B in N interleaved rounds (A B, then B A, ...), each side in its\n"
+    "own `zl run` with an isolated tuner cache and Triton cache, so neither inherits the other's\n"
+    "compiles or tuning winners. The default axis is the backend's FlagTree switch,\n"
+    "FLAGTREE_<VENDOR>_RLC_ENHANCE (FLAGTREE_RLC_ENHANCE where the backend has no vendor token),\n"
+    "with values 0,1.\n\n"
+    "Before spending rounds zl checks that the axis is live: its name must occur in the triton or\n"
+    "flagtree package the benchmark Python imports (its .py files and shared objects). If it does\n"
+    "not, zl refuses (exit 2) and says what it searched; --force runs anyway and prints a banner\n"
+    "above every table, since a switch nothing reads shows no difference in every round.\n\n"
+    "Output: a full table per round, then the aggregate per op, dtype and size (median latency\n"
+    "ratio B/A, range, Mann-Whitney U verdict over the rounds) with both sides' caliber. The folder\n"
+    "(--out, default ab/<UTC time>-<op>-<axis>/) holds A/round-N/ and B/round-N/ run folders that\n"
+    "`zl summary --ab OUT/A OUT/B` reads again, logs/, and ab.json.\n\n"
+    "Examples:\n"
+    "  zl --backend=musa ab --flaggems ~/FlagGems --op mm --rounds 5\n"
+    "  zl ab --flaggems ~/FlagGems --op abs --axis TRITON_ALWAYS_COMPILE --values 0,1 --force";
 
 const char* const k_forwarded[] = {"level", "mode", "dtypes", "timer", "device", "shape-file", "python"};
 
@@ -59,21 +59,20 @@ std::string banner(const std::string& axis)
 int cmd_ab(Context& ctx, const Args& args)
 {
   po::options_description desc("Options");
-  desc.add_options()
-    ("flaggems", po::value<std::string>(), "FlagGems checkout (else FLAGGEMS_DIR)")
-    ("op", po::value<std::string>(), "the operator")
-    ("axis", po::value<std::string>(), "environment variable under test (default: the backend's FlagTree switch)")
-    ("values", po::value<std::string>(), "A,B (default 0,1)")
-    ("rounds", po::value<int>()->default_value(3), "interleaved rounds")
-    ("out", po::value<std::string>(), "output folder")
-    ("force", "run even when the axis is not found in the installed compiler")
-    ("level", po::value<std::string>(), "forwarded to zl run")
-    ("mode", po::value<std::string>(), "forwarded to zl run")
-    ("dtypes", po::value<std::string>(), "forwarded to zl run")
-    ("timer", po::value<std::string>(), "forwarded to zl run")
-    ("device", po::value<std::string>(), "forwarded to zl run")
-    ("shape-file", po::value<std::string>(), "forwarded to zl run")
-    ("python", po::value<std::string>(), "forwarded to zl run; also the Python whose compiler is searched");
+  desc.add_options()("flaggems", po::value<std::string>(),
+                     "FlagGems checkout (else FLAGGEMS_DIR)")("op", po::value<std::string>(), "the operator")(
+      "axis", po::value<std::string>(), "environment variable under test (default: the backend's FlagTree switch)")(
+      "values", po::value<std::string>(), "A,B (default 0,1)")("rounds", po::value<int>()->default_value(3),
+                                                               "interleaved rounds")("out", po::value<std::string>(),
+                                                                                     "output folder")(
+      "force", "run even when the axis is not found in the installed compiler")("level", po::value<std::string>(),
+                                                                                "forwarded to zl run")(
+      "mode", po::value<std::string>(), "forwarded to zl run")("dtypes", po::value<std::string>(),
+                                                               "forwarded to zl run")("timer", po::value<std::string>(),
+                                                                                      "forwarded to zl run")(
+      "device", po::value<std::string>(), "forwarded to zl run")("shape-file", po::value<std::string>(),
+                                                                 "forwarded to zl run")(
+      "python", po::value<std::string>(), "forwarded to zl run; also the Python whose compiler is searched");
   const auto vm = parse_options("ab", k_usage, desc, args);
   if (!vm) {
     return 0;
@@ -113,9 +112,9 @@ int cmd_ab(Context& ctx, const Args& args)
   const auto probe = ab::probe_axis(python, spec.axis);
   const bool forced = vm->count("force") > 0;
   if (!probe.live) {
-    const auto searched = probe.searched.empty() ? fmt::format("{} imports no triton or flagtree package", python)
-                                                 : fmt::format("{} ({} files)", util::join(probe.searched, ", "),
-                                                               probe.files_scanned);
+    const auto searched = probe.searched.empty()
+                              ? fmt::format("{} imports no triton or flagtree package", python)
+                              : fmt::format("{} ({} files)", util::join(probe.searched, ", "), probe.files_scanned);
     if (!forced) {
       throw Error(fmt::format("the axis {} is read by nothing zl could find: searched {}; every round would run and "
                               "show no difference. Confirm the switch exists in this compiler build, choose another "
@@ -138,9 +137,9 @@ int cmd_ab(Context& ctx, const Args& args)
       spec.run_args.insert(spec.run_args.end(), {std::string("--") + name, value(name)});
     }
   }
-  spec.out_dir = util::absolute(vm->count("out") ? value("out")
-                                                 : fmt::format("ab/{:%Y%m%dT%H%M%S}Z-{}-{}",
-                                                               fmt::gmtime(std::time(nullptr)), op, spec.axis));
+  spec.out_dir = util::absolute(
+      vm->count("out") ? value("out")
+                       : fmt::format("ab/{:%Y%m%dT%H%M%S}Z-{}-{}", fmt::gmtime(std::time(nullptr)), op, spec.axis));
   if (boost::filesystem::exists(spec.out_dir + "/A") || boost::filesystem::exists(spec.out_dir + "/B")) {
     throw Error(fmt::format("{} already holds an A/B; choose another --out", spec.out_dir));
   }

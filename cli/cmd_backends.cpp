@@ -72,8 +72,8 @@ int cmd_backends(Context& ctx, const Args& args)
   std::vector<std::vector<std::string>> rows;
   for (const auto& m : registry.modules()) {
     const bool loaded = m.state == loader::ModuleState::loaded;
-    rows.push_back({m.name(), dash(util::join(m.aliases(), ",")), loaded ? m.desc.version : "-",
-                    dash(m.abi_version()), loader::to_string(m.state), m.path});
+    rows.push_back({m.name(), dash(util::join(m.aliases(), ",")), loaded ? m.desc.version : "-", dash(m.abi_version()),
+                    loader::to_string(m.state), m.path});
   }
   if (rows.empty()) {
     std::cout << "no backend modules found\n";

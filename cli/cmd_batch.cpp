@@ -161,9 +161,10 @@ int cmd_batch(Context& ctx, const Args& args)
   spec.backend = backend.name();
   spec.out_dir = batch::campaign_folder(given("out"), backend.name());
   batch::check_out_path(spec.out_dir, vm->count("resume") > 0);
-  spec.devices = devices::choose_list(backend, vm->count("gpus")      ? std::optional(value("gpus"))
-                                              : vm->count("devices") ? std::optional(value("devices"))
-                                                                     : std::nullopt,
+  spec.devices = devices::choose_list(backend,
+                                      vm->count("gpus")      ? std::optional(value("gpus"))
+                                      : vm->count("devices") ? std::optional(value("devices"))
+                                                             : std::nullopt,
                                       vm->count("gpus") ? "--gpus" : "--devices");
   spec.level = caliber.level;
   spec.run_args = batch::run_args(caliber);

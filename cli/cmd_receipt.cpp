@@ -15,21 +15,21 @@ namespace zl::cli {
 namespace {
 
 constexpr const char* k_usage =
-  "zl receipt [--verify | --force] FOLDER\n\n"
-  "Writes FOLDER/receipt.json: the SHA-256 (OpenSSL) of every harness file that produced the\n"
-  "result (the zl binary, each loaded backend module, the Python plugins, the shape file) and of\n"
-  "every result file (run.log, record.log, plan.json, run_identity.json, shapes.yaml,\n"
-  "ops_status.csv, logs), with each run's identity. FOLDER is a run folder or a campaign folder.\n"
-  "Stores (*.sqlite) are left out: summaries re-ingest them.\n"
-  "An existing receipt.json is never replaced unless --force is given; the old one is then kept\n"
-  "as receipt.json.N.\n"
-  "--verify recomputes every digest and lists each file that changed, is missing, is unreadable\n"
-  "or was added since (a new run, a new log): any of them fails the check (exit 1). Paths in the\n"
-  "receipt are followed only inside FOLDER (results) or when a run's identity or plan in FOLDER\n"
-  "names them (harness files); any other is listed as refused, and never read.\n\n"
-  "Examples:\n"
-  "  zl receipt campaigns/nightly\n"
-  "  zl receipt --verify campaigns/nightly";
+    "zl receipt [--verify | --force] FOLDER\n\n"
+    "Writes FOLDER/receipt.json: the SHA-256 (OpenSSL) of every harness file that produced the\n"
+    "result (the zl binary, each loaded backend module, the Python plugins, the shape file) and of\n"
+    "every result file (run.log, record.log, plan.json, run_identity.json, shapes.yaml,\n"
+    "ops_status.csv, logs), with each run's identity. FOLDER is a run folder or a campaign folder.\n"
+    "Stores (*.sqlite) are left out: summaries re-ingest them.\n"
+    "An existing receipt.json is never replaced unless --force is given; the old one is then kept\n"
+    "as receipt.json.N.\n"
+    "--verify recomputes every digest and lists each file that changed, is missing, is unreadable\n"
+    "or was added since (a new run, a new log): any of them fails the check (exit 1). Paths in the\n"
+    "receipt are followed only inside FOLDER (results) or when a run's identity or plan in FOLDER\n"
+    "names them (harness files); any other is listed as refused, and never read.\n\n"
+    "Examples:\n"
+    "  zl receipt campaigns/nightly\n"
+    "  zl receipt --verify campaigns/nightly";
 
 } // namespace
 
@@ -37,8 +37,8 @@ int cmd_receipt(Context& /*ctx*/, const Args& args)
 {
   po::options_description desc("Options");
   desc.add_options()("verify", "check an existing receipt.json instead of writing one")(
-    "force", "replace an existing receipt.json (the old one is kept as receipt.json.N)")(
-    "folder", po::value<std::string>(), "the run or campaign folder");
+      "force", "replace an existing receipt.json (the old one is kept as receipt.json.N)")(
+      "folder", po::value<std::string>(), "the run or campaign folder");
   const auto vm = parse_options("receipt", k_usage, desc, args, {"folder"});
   if (!vm) {
     return 0;

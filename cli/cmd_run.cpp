@@ -21,13 +21,14 @@ namespace zl::cli {
 namespace {
 
 constexpr const char* k_run_usage =
-  "zl [--backend NAME] run --flaggems DIR (--op OP [--op-file FILE] | --op-file FILE | --test-node NODE)\n"
-  "        [--level core|comprehensive] [--mode kernel|operator|wrapper|cudagraph] [--dtypes LIST]\n"
-  "        [--timer auto|graph|direct|profiler] [--device INDEX|UUID]\n"
-  "        [--shape-file FILE | --shape-mode upstream] [--record-autotune | --replay-from DIR]\n"
-  "        [--isolate-tuner-cache] [--out DIR] [--python PATH] [-- EXTRA-PYTEST-ARGS]";
+    "zl [--backend NAME] run --flaggems DIR (--op OP [--op-file FILE] | --op-file FILE | --test-node NODE)\n"
+    "        [--level core|comprehensive] [--mode kernel|operator|wrapper|cudagraph] [--dtypes LIST]\n"
+    "        [--timer auto|graph|direct|profiler] [--device INDEX|UUID]\n"
+    "        [--shape-file FILE | --shape-mode upstream] [--record-autotune | --replay-from DIR]\n"
+    "        [--isolate-tuner-cache] [--out DIR] [--python PATH] [-- EXTRA-PYTEST-ARGS]";
 
-constexpr const char* k_run_notes = R"(Each option falls back to a variable of the earlier harness when absent: FLAGGEMS_DIR,
+constexpr const char* k_run_notes =
+    R"(Each option falls back to a variable of the earlier harness when absent: FLAGGEMS_DIR,
 OP, OP_FILE, TEST_NODE, BENCH_LEVEL, SHAPE_FILE, SHAPE_MODE, REPLAY_FROM,
 ZL_ISOLATE_TUNER_CACHE=1, ZL_PYTHON. Options win over variables. --op with --op-file (or OP
 with OP_FILE) runs that op inside that file, as the earlier harness did; --test-node stands alone
@@ -84,23 +85,24 @@ std::optional<run::Request> parse_request(const std::string& command, const Args
     args.erase(dashes, args.end());
   }
   po::options_description desc("Options");
-  desc.add_options()
-    ("flaggems", po::value<std::string>(), "FlagGems checkout (else FLAGGEMS_DIR, else the working folder if it holds benchmark/conftest.py)")
-    ("op", po::value<std::string>(), "operator: benchmark/test_<op>.py, else the module that marks or names it")
-    ("op-file", po::value<std::string>(), "benchmark module to run whole; with --op, that op inside it")
-    ("test-node", po::value<std::string>(), "pytest node id, relative to the FlagGems folder or absolute inside it")
-    ("level", po::value<std::string>(), "core (default) or comprehensive")
-    ("mode", po::value<std::string>(), "kernel (default), operator, wrapper or cudagraph")
-    ("dtypes", po::value<std::string>(), "comma list: float16,float32,bfloat16,int16,int32,bool,complex64")
-    ("timer", po::value<std::string>(), "auto (default: graph where the backend captures), graph, direct, profiler")
-    ("device", po::value<std::string>(), "device index or UUID (default: the first)")
-    ("shape-file", po::value<std::string>(), "shapes YAML to use instead of benchmark/core_shapes.yaml")
-    ("shape-mode", po::value<std::string>(), "upstream: FlagGems' own core_shapes.yaml (the default)")
-    ("replay-from", po::value<std::string>(), "autotune records to pin: a run folder or its autotune_records/")
-    ("record-autotune", "store each autotuner's chosen config per key in <run folder>/autotune_records/")
-    ("isolate-tuner-cache", "own FLAGGEMS_CACHE_DIR and TRITON_CACHE_DIR, removed afterwards")
-    ("out", po::value<std::string>(), "run folder (default runs/<UTC time>-<op>-<backend>/)")
-    ("python", po::value<std::string>(), "interpreter that runs pytest (else ZL_PYTHON, else python3)");
+  desc.add_options()(
+      "flaggems", po::value<std::string>(),
+      "FlagGems checkout (else FLAGGEMS_DIR, else the working folder if it holds benchmark/conftest.py)")(
+      "op", po::value<std::string>(), "operator: benchmark/test_<op>.py, else the module that marks or names it")(
+      "op-file", po::value<std::string>(), "benchmark module to run whole; with --op, that op inside it")(
+      "test-node", po::value<std::string>(), "pytest node id, relative to the FlagGems folder or absolute inside it")(
+      "level", po::value<std::string>(), "core (default) or comprehensive")(
+      "mode", po::value<std::string>(), "kernel (default), operator, wrapper or cudagraph")(
+      "dtypes", po::value<std::string>(), "comma list: float16,float32,bfloat16,int16,int32,bool,complex64")(
+      "timer", po::value<std::string>(), "auto (default: graph where the backend captures), graph, direct, profiler")(
+      "device", po::value<std::string>(), "device index or UUID (default: the first)")(
+      "shape-file", po::value<std::string>(), "shapes YAML to use instead of benchmark/core_shapes.yaml")(
+      "shape-mode", po::value<std::string>(), "upstream: FlagGems' own core_shapes.yaml (the default)")(
+      "replay-from", po::value<std::string>(), "autotune records to pin: a run folder or its autotune_records/")(
+      "record-autotune", "store each autotuner's chosen config per key in <run folder>/autotune_records/")(
+      "isolate-tuner-cache", "own FLAGGEMS_CACHE_DIR and TRITON_CACHE_DIR, removed afterwards")(
+      "out", po::value<std::string>(), "run folder (default runs/<UTC time>-<op>-<backend>/)")(
+      "python", po::value<std::string>(), "interpreter that runs pytest (else ZL_PYTHON, else python3)");
   if (command == "plan") {
     desc.add_options()("json", "print the plan as JSON");
   }

@@ -3,8 +3,8 @@
 
 #include "app.hpp"
 
-#include <boost/program_options.hpp>
 #include "util/json.hpp"
+#include <boost/program_options.hpp>
 
 #include <iosfwd>
 #include <optional>

@@ -63,7 +63,8 @@ AxisProbe probe_axis(const std::string& python, const std::string& variable)
     for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
       const auto ext = it->path().extension().string();
       const auto name = it->path().filename().string();
-      if (!fs::is_regular_file(it->path()) || (ext != ".py" && ext != ".so" && name.find(".so.") == std::string::npos)) {
+      if (!fs::is_regular_file(it->path()) ||
+          (ext != ".py" && ext != ".so" && name.find(".so.") == std::string::npos)) {
         continue;
       }
       ++probe.files_scanned;

@@ -15,7 +15,7 @@ struct AbSpec
   std::string axis;                     // the environment variable under test
   std::string values[2];                // side A's value, side B's value
   int rounds = 3;
-  std::string out_dir;                  // A/round-N/ and B/round-N/ run folders, logs/
+  std::string out_dir; // A/round-N/ and B/round-N/ run folders, logs/
 };
 
 struct SideRun

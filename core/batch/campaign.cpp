@@ -335,7 +335,8 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
         slot.timed_out = true;
         slot.terminated = true;
         ::kill(-slot.pgid, SIGTERM);
-      } else if (spec.timeout_per_op && elapsed > *spec.timeout_per_op + std::chrono::duration<double>(util::outer_stop_grace()).count() &&
+      } else if (spec.timeout_per_op &&
+                 elapsed > *spec.timeout_per_op + std::chrono::duration<double>(util::outer_stop_grace()).count() &&
                  !slot.killed) {
         slot.killed = true;
         ::kill(-slot.pgid, SIGKILL);

@@ -60,9 +60,8 @@ std::string opt(const std::optional<T>& v)
 const std::vector<std::string>& ops_status_columns()
 {
   static const std::vector<std::string> columns = {
-    "op",    "status",     "exit_code", "rows",    "backend",          "device_index",
-    "device_uuid", "timer", "level",    "duration_s", "run_dir", "direct_fallbacks",
-    "poisoned", "replay_fallbacks"};
+      "op",    "status", "exit_code",  "rows",    "backend",          "device_index", "device_uuid",
+      "timer", "level",  "duration_s", "run_dir", "direct_fallbacks", "poisoned",     "replay_fallbacks"};
   return columns;
 }
 
@@ -70,10 +69,20 @@ std::string format_ops_status(const std::vector<OpStatus>& ops)
 {
   std::string out = util::join(ops_status_columns(), ",") + "\n";
   for (const auto& o : ops) {
-    const std::vector<std::string> fields = {
-      o.op, o.status, opt(o.exit_code), std::to_string(o.rows), o.backend, opt(o.device_index), o.device_uuid,
-      o.timer, o.level, o.duration_s ? fmt::format("{:.3f}", *o.duration_s) : "", o.run_dir,
-      std::to_string(o.direct_fallbacks), std::to_string(o.poisoned), std::to_string(o.replay_fallbacks)};
+    const std::vector<std::string> fields = {o.op,
+                                             o.status,
+                                             opt(o.exit_code),
+                                             std::to_string(o.rows),
+                                             o.backend,
+                                             opt(o.device_index),
+                                             o.device_uuid,
+                                             o.timer,
+                                             o.level,
+                                             o.duration_s ? fmt::format("{:.3f}", *o.duration_s) : "",
+                                             o.run_dir,
+                                             std::to_string(o.direct_fallbacks),
+                                             std::to_string(o.poisoned),
+                                             std::to_string(o.replay_fallbacks)};
     std::vector<std::string> quoted;
     for (const auto& f : fields) {
       quoted.push_back(csv_field(f));
@@ -108,14 +117,17 @@ std::vector<OpStatus> parse_ops_status(const std::string& text, const std::strin
                                 path, n + 1, o.op));
       }
       o.status = f[1];
-      if (!f[2].empty()) o.exit_code = std::stoi(f[2]);
+      if (!f[2].empty())
+        o.exit_code = std::stoi(f[2]);
       o.rows = std::stoll(f[3]);
       o.backend = f[4];
-      if (!f[5].empty()) o.device_index = static_cast<unsigned>(std::stoul(f[5]));
+      if (!f[5].empty())
+        o.device_index = static_cast<unsigned>(std::stoul(f[5]));
       o.device_uuid = f[6];
       o.timer = f[7];
       o.level = f[8];
-      if (!f[9].empty()) o.duration_s = std::stod(f[9]);
+      if (!f[9].empty())
+        o.duration_s = std::stod(f[9]);
       o.run_dir = f[10];
       o.direct_fallbacks = std::stoll(f[11]);
       o.poisoned = std::stoll(f[12]);

@@ -22,8 +22,8 @@ void write_reason(char* reason, size_t size, const std::string& text)
 }
 
 zl_status run_program(void* /*ctx*/, const char* const* argv, uint32_t timeout_ms,
-                      void (*sink)(void*, const char*, size_t), void* sink_ctx, int* exit_code,
-                      char* reason, size_t reason_size) noexcept
+                      void (*sink)(void*, const char*, size_t), void* sink_ctx, int* exit_code, char* reason,
+                      size_t reason_size) noexcept
 {
   try {
     util::SpawnSpec spec;
@@ -41,18 +41,19 @@ zl_status run_program(void* /*ctx*/, const char* const* argv, uint32_t timeout_m
     spec.timeout = std::chrono::milliseconds(timeout_ms);
     std::string err;
     const auto result = util::run(
-      spec,
-      [&](std::string_view chunk) {
-        if (sink != nullptr) {
-          sink(sink_ctx, chunk.data(), chunk.size());
-        }
-      },
-      [&](std::string_view chunk) { err.append(chunk); });
+        spec,
+        [&](std::string_view chunk) {
+          if (sink != nullptr) {
+            sink(sink_ctx, chunk.data(), chunk.size());
+          }
+        },
+        [&](std::string_view chunk) { err.append(chunk); });
     if (exit_code != nullptr) {
       *exit_code = result.exit_code;
     }
     if (result.timed_out) {
-      write_reason(reason, reason_size, fmt::format("{} did not finish within {} ms and was killed", spec.argv[0], timeout_ms));
+      write_reason(reason, reason_size,
+                   fmt::format("{} did not finish within {} ms and was killed", spec.argv[0], timeout_ms));
       return ZL_ERR_TOOL_FAILED;
     }
     if (result.exit_code != 0) {

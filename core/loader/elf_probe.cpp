@@ -40,17 +40,26 @@ std::optional<ElfHeader> read_elf_header(const std::string& path)
 std::string machine_name(unsigned machine)
 {
   switch (machine) {
-  case EM_X86_64: return "x86-64";
-  case EM_AARCH64: return "aarch64";
-  case EM_386: return "i386";
-  case EM_ARM: return "arm";
-  case EM_RISCV: return "riscv";
-  case EM_PPC64: return "ppc64";
-  case EM_S390: return "s390";
+  case EM_X86_64:
+    return "x86-64";
+  case EM_AARCH64:
+    return "aarch64";
+  case EM_386:
+    return "i386";
+  case EM_ARM:
+    return "arm";
+  case EM_RISCV:
+    return "riscv";
+  case EM_PPC64:
+    return "ppc64";
+  case EM_S390:
+    return "s390";
 #ifdef EM_LOONGARCH
-  case EM_LOONGARCH: return "loongarch";
+  case EM_LOONGARCH:
+    return "loongarch";
 #endif
-  default: return fmt::format("machine {}", machine);
+  default:
+    return fmt::format("machine {}", machine);
   }
 }
 

@@ -9,9 +9,9 @@ namespace zl::loader {
 
 struct ElfHeader
 {
-  int elf_class = 0;     // 32 or 64
-  unsigned machine = 0;  // e_machine
-  unsigned type = 0;     // e_type
+  int elf_class = 0;    // 32 or 64
+  unsigned machine = 0; // e_machine
+  unsigned type = 0;    // e_type
 };
 
 // The header of the file at path; nullopt when it is not an ELF file (or cannot be read).

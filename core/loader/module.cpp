@@ -63,10 +63,14 @@ std::optional<std::string> check_entry(const char* what, const std::string& path
 // owner only: its own mode means nothing, and where it leads is checked on its own.
 std::optional<std::string> check_chain(const boost::filesystem::path& file)
 {
-  struct stat child{};
+  struct stat child
+  {
+  };
   bool first = true;
   for (auto at = file;; at = at.parent_path()) {
-    struct stat st{};
+    struct stat st
+    {
+    };
     if (::lstat(at.c_str(), &st) != 0) {
       return fmt::format("cannot stat {}: {}", util::printable(at.string()), std::strerror(errno));
     }
@@ -90,7 +94,9 @@ std::optional<std::string> check_chain(const boost::filesystem::path& file)
 // checked, each with every folder above it, as the Vulkan and OpenCL loaders do.
 std::optional<std::string> check_permissions(const std::string& path)
 {
-  struct stat st{};
+  struct stat st
+  {
+  };
   if (::stat(path.c_str(), &st) != 0) {
     return fmt::format("cannot stat {}: {}", util::printable(path), std::strerror(errno));
   }
@@ -174,11 +180,15 @@ void generic_filter(const char* var, const char* value, Enumeration& e)
 
 std::optional<std::string> check_strings(const zl_backend_descriptor& d)
 {
-  const std::pair<const char*, const char*> fields[] = {
-    {"name", d.name}, {"version", d.version}, {"description", d.description},
-    {"flaggems_vendor", d.flaggems_vendor}, {"torch_module", d.torch_module},
-    {"torch_device", d.torch_device}, {"visibility_var", d.visibility_var},
-    {"graph_class", d.graph_class}, {"flagtree_token", d.flagtree_token}};
+  const std::pair<const char*, const char*> fields[] = {{"name", d.name},
+                                                        {"version", d.version},
+                                                        {"description", d.description},
+                                                        {"flaggems_vendor", d.flaggems_vendor},
+                                                        {"torch_module", d.torch_module},
+                                                        {"torch_device", d.torch_device},
+                                                        {"visibility_var", d.visibility_var},
+                                                        {"graph_class", d.graph_class},
+                                                        {"flagtree_token", d.flagtree_token}};
   for (const auto& [field, value] : fields) {
     if (value == nullptr) {
       return fmt::format("descriptor field {} is NULL (use \"\" for none)", field);
@@ -293,8 +303,7 @@ Module load_module(const std::string& path, const std::string& origin)
   Dl_info info{};
   if (::dladdr(reinterpret_cast<void*>(&entry), &info) != 0 && info.dli_fname != nullptr &&
       real_path(info.dli_fname) != real_path(path)) {
-    return fail(fmt::format("{} resolves from {}, not from the module itself", ZL_BACKEND_ENTRY_POINT,
-                            info.dli_fname));
+    return fail(fmt::format("{} resolves from {}, not from the module itself", ZL_BACKEND_ENTRY_POINT, info.dli_fname));
   }
   const zl_backend_descriptor* d = entry();
   if (d == nullptr) {

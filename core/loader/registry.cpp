@@ -127,8 +127,8 @@ const Module& Registry::find(const std::string& name, const std::string& request
   for (const auto& m : m_modules) {
     if (m.state == ModuleState::failed) {
       const auto aliases = string_list(m.desc.aliases);
-      const bool claims = m.desc.name != nullptr && (m.desc.name == name ||
-                          std::find(aliases.begin(), aliases.end(), name) != aliases.end());
+      const bool claims = m.desc.name != nullptr &&
+                          (m.desc.name == name || std::find(aliases.begin(), aliases.end(), name) != aliases.end());
       if (m.file_name == name || claims) {
         throw Error(fmt::format("backend '{}' (from {}) cannot be used: {}\nsearched: {}", shown, requested_from,
                                 m.error, searched));

@@ -248,7 +248,9 @@ Receipt make_receipt(const std::string& folder)
 std::string write_receipt(const Receipt& r, bool force)
 {
   const auto path = r.campaign + "/receipt.json";
-  struct stat st{};
+  struct stat st
+  {
+  };
   if (::lstat(path.c_str(), &st) == 0) {
     if (!force) {
       throw Error(fmt::format("{} exists already; `zl receipt --verify {}` checks it, and --force writes a new "
@@ -312,7 +314,9 @@ std::vector<Mismatch> verify_receipt(const std::string& folder, std::vector<std:
 {
   const fs::path root(util::absolute(folder));
   const auto path = (root / "receipt.json").string();
-  struct stat st{};
+  struct stat st
+  {
+  };
   if (::lstat(path.c_str(), &st) != 0) {
     if (errno != ENOENT) {
       throw Error(fmt::format("cannot read {}: {}", util::printable(path), std::strerror(errno)));

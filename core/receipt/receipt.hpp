@@ -10,8 +10,8 @@ namespace zl::receipt {
 
 struct Entry
 {
-  std::string role;   // "zl", "backend:cuda", "plugin:zl_timing", "shapes", "result"
-  std::string path;   // absolute for harness files, relative to the campaign for results
+  std::string role; // "zl", "backend:cuda", "plugin:zl_timing", "shapes", "result"
+  std::string path; // absolute for harness files, relative to the campaign for results
   std::string sha256;
 };
 

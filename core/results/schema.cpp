@@ -114,7 +114,9 @@ Db::Db(const std::string& path) : m_path(path)
   // A store the user may read but not write (its file or folder): opened read-only, so that a
   // summary of it works; a write then fails naming the file.
   (void)util::absolute(path); // a relative path with the working folder gone: say so
-  struct stat st{};
+  struct stat st
+  {
+  };
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     throw Error(fmt::format("the results store {} is not a regular file (mode {:06o}); give --db a file",
                             util::printable(path), st.st_mode));

@@ -12,15 +12,15 @@ namespace zl::run {
 
 struct Outcome
 {
-  std::string status = "running"; // running, ok, failed, no_tests, usage_error, interrupted, crashed, error
+  std::string status = "running";      // running, ok, failed, no_tests, usage_error, interrupted, crashed, error
   std::optional<int> exit_code;        // zl's
   std::optional<int> pytest_exit_code; // pytest's own; none when a signal ended it
   std::string signal;                  // the signal that ended pytest (SIGSEGV), if one did
   std::string started_at;              // UTC, ISO 8601
   std::string finished_at;
   std::optional<double> duration_s;
-  std::string record_log;              // FlagGems' record log in the run folder, if any
-  std::string error;                   // what went wrong outside pytest
+  std::string record_log;                // FlagGems' record log in the run folder, if any
+  std::string error;                     // what went wrong outside pytest
   std::optional<AutotuneTally> autotune; // read from run.log after a record or replay run
 };
 

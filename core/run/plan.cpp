@@ -26,14 +26,14 @@ namespace fs = boost::filesystem;
 namespace {
 
 // Inputs of zl (and of the harness it replaces) that must not reach the benchmark process.
-const char* const k_zl_inputs[] = {"TEST_NODE", "OP", "OP_FILE", "BENCH_LEVEL", "SHAPE_FILE", "SHAPE_MODE",
-                                   "REPLAY_FROM", "FLAGGEMS_DIR", "PARALLEL_WARMUP_GPUS"};
+const char* const k_zl_inputs[] = {"TEST_NODE",  "OP",          "OP_FILE",      "BENCH_LEVEL",         "SHAPE_FILE",
+                                   "SHAPE_MODE", "REPLAY_FROM", "FLAGGEMS_DIR", "PARALLEL_WARMUP_GPUS"};
 
 std::string default_run_dir(const std::string& op, const std::string& backend)
 {
   const auto now = std::chrono::system_clock::now();
-  const auto base = fmt::format("runs/{:%Y%m%dT%H%M%S}Z-{}-{}", fmt::gmtime(std::chrono::system_clock::to_time_t(now)),
-                                op, backend);
+  const auto base =
+      fmt::format("runs/{:%Y%m%dT%H%M%S}Z-{}-{}", fmt::gmtime(std::chrono::system_clock::to_time_t(now)), op, backend);
   std::string dir = base;
   for (int i = 2; fs::exists(dir); ++i) {
     dir = fmt::format("{}-{}", base, i);
@@ -234,8 +234,8 @@ std::vector<std::string> child_environment(const Plan& plan)
     const bool zl_input = name.rfind("ZL_", 0) == 0 ||
                           std::find(std::begin(k_zl_inputs), std::end(k_zl_inputs), name) != std::end(k_zl_inputs);
     const bool unset = std::find(plan.env_unset.begin(), plan.env_unset.end(), name) != plan.env_unset.end();
-    const bool replaced = std::any_of(plan.env_set.begin(), plan.env_set.end(),
-                                      [&](const auto& kv) { return kv.first == name; });
+    const bool replaced =
+        std::any_of(plan.env_set.begin(), plan.env_set.end(), [&](const auto& kv) { return kv.first == name; });
     if (!zl_input && !unset && !replaced) {
       env.push_back(entry);
     }

@@ -18,25 +18,25 @@ struct Plan
   Request request;
   Node node;
   const loader::Module* backend = nullptr;
-  std::string backend_how;  // why this backend: "--backend", "ZL_BACKEND", or the automatic reason
+  std::string backend_how; // why this backend: "--backend", "ZL_BACKEND", or the automatic reason
   loader::Device device;
-  std::string timer;        // effective: graph, direct or profiler
-  std::string timer_reason; // why that timer, in words
+  std::string timer;                // effective: graph, direct or profiler
+  std::string timer_reason;         // why that timer, in words
   std::vector<std::string> plugins; // the -p list, in order
   std::string run_dir;
   std::string plan_path;
   std::string versions_file;
-  std::string shape_file;   // what pytest gets as --shape_file; empty: FlagGems' own
-  std::string shape_source; // where the shapes in force come from
+  std::string shape_file;              // what pytest gets as --shape_file; empty: FlagGems' own
+  std::string shape_source;            // where the shapes in force come from
   std::vector<std::string> shape_keys; // the keys of the shape file the op's lookup ends at
-  std::string flaggems_link; // <run_dir>/flaggems: pytest reaches the checkout through it
-  std::string autotune_mode = "off"; // off, record, replay
-  std::string autotune_source;       // replay: the autotune_records folder pinned from
-  std::string autotune_records;      // record: <run_dir>/autotune_records
+  std::string flaggems_link;           // <run_dir>/flaggems: pytest reaches the checkout through it
+  std::string autotune_mode = "off";   // off, record, replay
+  std::string autotune_source;         // replay: the autotune_records folder pinned from
+  std::string autotune_records;        // record: <run_dir>/autotune_records
   TunerCache tuner_cache;
-  std::vector<std::string> argv;                          // python -m pytest …
+  std::vector<std::string> argv;                            // python -m pytest …
   std::vector<std::pair<std::string, std::string>> env_set; // what zl sets for pytest
-  std::vector<std::string> env_unset;                     // what zl removes for pytest
+  std::vector<std::string> env_unset;                       // what zl removes for pytest
 };
 
 // auto becomes graph where the backend captures, else direct. Throws Error (exit 2) when the

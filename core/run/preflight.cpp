@@ -108,9 +108,9 @@ void preflight(const PreflightInput& in)
                          "checkout (a folder holding benchmark/conftest.py)");
   }
   if (!fs::is_directory(root)) {
-    throw PreflightError("flaggems_dir", in.flaggems_dir,
-                         fmt::format("the FlagGems folder {} (from {}) does not exist", in.flaggems_dir,
-                                     in.flaggems_dir_from));
+    throw PreflightError(
+        "flaggems_dir", in.flaggems_dir,
+        fmt::format("the FlagGems folder {} (from {}) does not exist", in.flaggems_dir, in.flaggems_dir_from));
   }
   if (!fs::is_regular_file(root / "benchmark" / "conftest.py")) {
     throw PreflightError("flaggems_dir", in.flaggems_dir,

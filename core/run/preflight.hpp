@@ -16,8 +16,7 @@ class PreflightError : public Error
 public:
   PreflightError(std::string check, std::string path, const std::string& sentence)
     : Error(sentence, k_exit_preflight), m_check(std::move(check)), m_path(std::move(path))
-  {
-  }
+  {}
   const std::string& check() const { return m_check; }
   const std::string& path() const { return m_path; }
   // The marker line: PREFLIGHT_FAILED check=<name> path=<path>

@@ -24,19 +24,20 @@ namespace {
 std::string run_header(const Plan& p)
 {
   const std::pair<const char*, std::string> fields[] = {
-    {"zl_version", k_version},
-    {"backend", p.backend->name()},
-    {"device", std::to_string(p.device.index)},
-    {"uuid", p.device.uuid},
-    {"timer", p.timer},
-    {"level", p.request.level},
-    {"mode", p.request.mode},
-    {"tuner_cache", p.tuner_cache.mode},
-    {"tuner_entries_before", p.tuner_cache.entries_before ? std::to_string(*p.tuner_cache.entries_before) : "unknown"},
-    {"autotune", p.autotune_mode},
-    {"node", p.node.node},
-    {"extra_args", p.request.extra_args.empty() ? "none" : util::join(p.request.extra_args, " ")},
-    {"run_dir", p.run_dir}};
+      {"zl_version", k_version},
+      {"backend", p.backend->name()},
+      {"device", std::to_string(p.device.index)},
+      {"uuid", p.device.uuid},
+      {"timer", p.timer},
+      {"level", p.request.level},
+      {"mode", p.request.mode},
+      {"tuner_cache", p.tuner_cache.mode},
+      {"tuner_entries_before",
+       p.tuner_cache.entries_before ? std::to_string(*p.tuner_cache.entries_before) : "unknown"},
+      {"autotune", p.autotune_mode},
+      {"node", p.node.node},
+      {"extra_args", p.request.extra_args.empty() ? "none" : util::join(p.request.extra_args, " ")},
+      {"run_dir", p.run_dir}};
   std::string line = "ZL_RUN";
   for (const auto& [k, v] : fields) {
     line += fmt::format(" {}={}", k, util::marker_value(v));
@@ -106,12 +107,18 @@ std::string collect_record_log(const std::string& run_dir)
 std::string status_of(int pytest_exit)
 {
   switch (pytest_exit) {
-  case 0: return "ok";
-  case 1: return "failed";
-  case 2: return "interrupted";
-  case 4: return "usage_error";
-  case 5: return "no_tests";
-  default: return "error";
+  case 0:
+    return "ok";
+  case 1:
+    return "failed";
+  case 2:
+    return "interrupted";
+  case 4:
+    return "usage_error";
+  case 5:
+    return "no_tests";
+  default:
+    return "error";
   }
 }
 

@@ -95,7 +95,8 @@ long long count_tuned_entries(const std::string& db_path)
   const auto uri = sqlite_uri(db_path);
   if (sqlite3_open_v2(uri.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) != SQLITE_OK) {
     Db db(raw);
-    throw Error(fmt::format("cannot open the tuner cache {}: {}", db_path, raw ? sqlite3_errmsg(raw) : "out of memory"));
+    throw Error(
+        fmt::format("cannot open the tuner cache {}: {}", db_path, raw ? sqlite3_errmsg(raw) : "out of memory"));
   }
   Db db(raw);
   sqlite3_busy_timeout(db.get(), 2000);

@@ -10,8 +10,8 @@ namespace zl::run {
 
 struct TunerCache
 {
-  std::string mode;  // "shared" or "isolated"
-  std::string path;  // FLAGGEMS_CACHE_DIR in force
+  std::string mode;                        // "shared" or "isolated"
+  std::string path;                        // FLAGGEMS_CACHE_DIR in force
   std::optional<long long> entries_before; // tuned configs stored before the run; nullopt if unknown
   std::vector<std::string> databases;      // the SQLite files counted
   std::string note;                        // why entries_before is unknown, or other caveats

@@ -80,8 +80,8 @@ void print_resolution(const shapes::Resolution& r)
 
 std::vector<loader::Device> choose_devices(const Request& r, const loader::Module& backend)
 {
-  return devices::choose_list(backend, r.devices_from.empty() ? std::nullopt : std::optional(util::join(r.devices, ",")),
-                              r.devices_from);
+  return devices::choose_list(
+      backend, r.devices_from.empty() ? std::nullopt : std::optional(util::join(r.devices, ",")), r.devices_from);
 }
 
 std::string default_out(const std::string& op, const std::string& backend)

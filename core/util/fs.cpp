@@ -153,7 +153,9 @@ int open_regular(const std::string& path)
 {
   // Checked before the open (a FIFO's open would wait for a writer) and after it (the path may
   // have been swapped between the two).
-  struct stat st{};
+  struct stat st
+  {
+  };
   if (::stat(path.c_str(), &st) != 0) {
     throw Error(fmt::format("cannot read {}: {}", printable(path), std::strerror(errno)));
   }

@@ -45,9 +45,8 @@ std::string_view trim(std::string_view s)
 
 bool is_identifier(std::string_view s)
 {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-  });
+  return !s.empty() && std::all_of(s.begin(), s.end(),
+                                   [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
 }
 
 size_t edit_distance(std::string_view a, std::string_view b)
@@ -161,13 +160,24 @@ std::string marker_value(std::string_view value)
   std::string out = "\"";
   for (const char c : value) {
     switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\r': out += "\\r"; break;
-    case '\t': out += "\\t"; break;
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
     default:
-      out += static_cast<unsigned char>(c) < 0x20 ? fmt::format("\\u{:04x}", static_cast<unsigned>(c)) : std::string(1, c);
+      out +=
+          static_cast<unsigned char>(c) < 0x20 ? fmt::format("\\u{:04x}", static_cast<unsigned>(c)) : std::string(1, c);
     }
   }
   return out + "\"";

@@ -22,7 +22,7 @@ static const char* const refused[] = {"capture refused by test", NULL};
 static const char* const fault[] = {"device fault in test", NULL};
 static const char* const deny[] = {"unique2", NULL};
 static const zl_compat_rule rules[] = {
-  {"benchmark/test_fake.py", "FAKE is not available", "fakevendor", ZL_COMPAT_DROP_SKIP, "test rule"},
+    {"benchmark/test_fake.py", "FAKE is not available", "fakevendor", ZL_COMPAT_DROP_SKIP, "test rule"},
 };
 
 static zl_status enumerate(const zl_host_api* host, zl_enumeration* out)
@@ -46,23 +46,42 @@ static zl_status enumerate(const zl_host_api* host, zl_enumeration* out)
 }
 
 /* A descriptor with room after it, so a "newer minor" can report a larger size honestly. */
-static struct {
+static struct
+{
   zl_backend_descriptor d;
   char future_fields[32];
 } storage = {{
-  ZL_ABI_MAJOR, ZL_ABI_MINOR, sizeof(zl_backend_descriptor), 0,
-  ZL_TEST_NAME, aliases, "9.9.9", "test module " ZL_TEST_NAME,
-  "fakevendor", "torch.fake", "fake",
-  "FAKE_VISIBLE_DEVICES", none,
-  ZL_CAP_GRAPH_CAPTURE, "FakeGraph", {refused, fault, none}, deny,
-  rules, 1, "FAKE",
-  enumerate,
-}, {0}};
+                 ZL_ABI_MAJOR,
+                 ZL_ABI_MINOR,
+                 sizeof(zl_backend_descriptor),
+                 0,
+                 ZL_TEST_NAME,
+                 aliases,
+                 "9.9.9",
+                 "test module " ZL_TEST_NAME,
+                 "fakevendor",
+                 "torch.fake",
+                 "fake",
+                 "FAKE_VISIBLE_DEVICES",
+                 none,
+                 ZL_CAP_GRAPH_CAPTURE,
+                 "FakeGraph",
+                 {refused, fault, none},
+                 deny,
+                 rules,
+                 1,
+                 "FAKE",
+                 enumerate,
+             },
+             {0}};
 
 #ifdef ZL_TEST_ENTRY_IN_DEPENDENCY
 /* No entry point of its own: the one dlsym finds lives in a library this module links. */
 extern int zl_test_dependency_marker(void);
-int zl_test_uses_dependency(void) { return zl_test_dependency_marker(); }
+int zl_test_uses_dependency(void)
+{
+  return zl_test_dependency_marker();
+}
 #elif !defined(ZL_TEST_NO_ENTRY)
 ZL_BACKEND_EXPORT const zl_backend_descriptor* zl_backend_get_descriptor(void)
 {
@@ -95,16 +114,25 @@ ZL_BACKEND_EXPORT const zl_backend_descriptor* zl_backend_get_descriptor(void)
 #endif
 }
 #else
-ZL_BACKEND_EXPORT int zl_backend_something_else(void) { return 0; }
+ZL_BACKEND_EXPORT int zl_backend_something_else(void)
+{
+  return 0;
+}
 #endif
 
 #ifdef ZL_TEST_NEEDS_MISSING_LIBRARY
 extern int zl_test_missing_function(void);
-ZL_BACKEND_EXPORT int zl_test_call_missing(void) { return zl_test_missing_function(); }
+ZL_BACKEND_EXPORT int zl_test_call_missing(void)
+{
+  return zl_test_missing_function();
+}
 #endif
 
 #ifdef ZL_TEST_UNDEFINED_SYMBOL
 /* Defined nowhere: RTLD_NOW refuses the module at load time. */
 extern int zl_test_defined_nowhere(void);
-ZL_BACKEND_EXPORT int zl_test_call_nowhere(void) { return zl_test_defined_nowhere(); }
+ZL_BACKEND_EXPORT int zl_test_call_nowhere(void)
+{
+  return zl_test_defined_nowhere();
+}
 #endif

@@ -29,8 +29,7 @@ zl_status enumerate(const zl_host_api* host, zl_enumeration* out)
   uint64_t count = 2;
   if (const char* wanted = host->get_env(host->ctx, "EXAMPLE_DEVICES")) {
     if (!sdk::parse_u64(wanted, count) || count > 8) {
-      return sdk::fail(out, ZL_ERR_INTERNAL,
-                       "EXAMPLE_DEVICES=" + sdk::quote(wanted) + " is not a number from 0 to 8");
+      return sdk::fail(out, ZL_ERR_INTERNAL, "EXAMPLE_DEVICES=" + sdk::quote(wanted) + " is not a number from 0 to 8");
     }
   }
   std::vector<sdk::Device> devices;

@@ -80,17 +80,20 @@ TEST_CASE("zl::loader::load_module")
   {
     const auto path = add_test_module(dir, "missingdep");
     CHECK(failure(path) ==
-          path + ": needs libzl_test_missing.so, which the dynamic loader cannot find (libzl_test_missing.so: cannot "
-                 "open shared object file: No such file or directory); install the package that provides it or add "
-                 "its folder to LD_LIBRARY_PATH (`ldd " + path + "` lists every missing library)");
+          path +
+              ": needs libzl_test_missing.so, which the dynamic loader cannot find (libzl_test_missing.so: cannot "
+              "open shared object file: No such file or directory); install the package that provides it or add "
+              "its folder to LD_LIBRARY_PATH (`ldd " +
+              path + "` lists every missing library)");
   }
 
   SUBCASE("an undefined symbol names the symbol")
   {
     const auto path = add_test_module(dir, "undefsym");
-    CHECK(failure(path) == path + ": cannot be loaded: undefined symbol zl_test_defined_nowhere (" + path +
-                             ": undefined symbol: zl_test_defined_nowhere); it was linked against another version of a "
-                             "library it uses");
+    CHECK(failure(path) ==
+          path + ": cannot be loaded: undefined symbol zl_test_defined_nowhere (" + path +
+              ": undefined symbol: zl_test_defined_nowhere); it was linked against another version of a "
+              "library it uses");
   }
 
   SUBCASE("no entry point")
@@ -132,7 +135,8 @@ TEST_CASE("zl::loader::load_module")
   SUBCASE("a name that disagrees with the file name")
   {
     const auto path = add_test_module(dir, "mismatch");
-    CHECK(failure(path) == path + ": calls itself 'somethingelse', but its file name says 'mismatch'; the two must agree");
+    CHECK(failure(path) ==
+          path + ": calls itself 'somethingelse', but its file name says 'mismatch'; the two must agree");
   }
 
   SUBCASE("a NULL string field")
@@ -151,12 +155,16 @@ TEST_CASE("zl::loader::load_module")
   {
     const auto path = add_test_module(dir, "fakegpu");
     ::chmod(path.c_str(), 0666);
-    CHECK(failure(path) == path + ": refused: the file " + path + " is writable by group and others (mode 0666), so "
-                                  "someone else could replace the code zl runs; fix with: chmod go-w " + path);
+    CHECK(failure(path) == path + ": refused: the file " + path +
+                               " is writable by group and others (mode 0666), so "
+                               "someone else could replace the code zl runs; fix with: chmod go-w " +
+                               path);
     ::chmod(path.c_str(), 0755);
     ::chmod(dir.path().c_str(), 0775);
-    CHECK(failure(path) == path + ": refused: the folder " + dir.path() + " is writable by its group (mode 0775), so "
-                                  "someone else could replace the code zl runs; fix with: chmod go-w " + dir.path());
+    CHECK(failure(path) == path + ": refused: the folder " + dir.path() +
+                               " is writable by its group (mode 0775), so "
+                               "someone else could replace the code zl runs; fix with: chmod go-w " +
+                               dir.path());
     ::chmod(dir.path().c_str(), 0755);
   }
 }

@@ -56,7 +56,7 @@ TEST_CASE("zl::loader::Registry::select by name")
     CHECK(select_error(r, std::string("fakegp")) ==
           "no backend named 'fakegp' (from --backend): no libzl_backend_fakegp.so and no module with that name or "
           "alias. Did you mean 'fakegpu'?\navailable: emptygpu (alias_emptygpu); fakegpu (fg)\nsearched: " +
-            dir.path() + " (--backend-path)");
+              dir.path() + " (--backend-path)");
   }
   SUBCASE("a path is not a name")
   {
@@ -69,9 +69,9 @@ TEST_CASE("zl::loader::Registry::select by name")
   {
     const auto error = select_error(r, std::string("abimajor"));
     CHECK(error == "backend 'abimajor' (from --backend) cannot be used: " + dir / "libzl_backend_abimajor.so" +
-                     ": speaks backend ABI 2.3, but this zl speaks 1.1; the major versions must match: rebuild the "
-                     "module against this zl's SDK, or use a zl that speaks 2.x\nsearched: " +
-                     dir.path() + " (--backend-path)");
+                       ": speaks backend ABI 2.3, but this zl speaks 1.1; the major versions must match: rebuild the "
+                       "module against this zl's SDK, or use a zl that speaks 2.x\nsearched: " +
+                       dir.path() + " (--backend-path)");
   }
 }
 
@@ -91,7 +91,7 @@ TEST_CASE("zl::loader::Registry::discover conflicts and shadowing")
     const auto b = first / "libzl_backend_twin_b.so";
     CHECK(r.modules()[1].state == ModuleState::failed);
     CHECK(r.modules()[1].error == a + ": claims 'twin' as its alias, and so does " + b +
-                                    " (as its alias); two modules cannot answer to one name: remove one of them");
+                                      " (as its alias); two modules cannot answer to one name: remove one of them");
     CHECK(r.modules()[2].state == ModuleState::failed);
     CHECK(select_error(r, std::string("twin")).find("claims 'twin' as its alias") != std::string::npos);
     CHECK(select_error(r, std::string("twin_b")).find("cannot be used: " + b) != std::string::npos);
@@ -101,7 +101,7 @@ TEST_CASE("zl::loader::Registry::discover conflicts and shadowing")
     const auto& shadowed = r.modules()[3];
     CHECK(shadowed.state == ModuleState::shadowed);
     CHECK(shadowed.error == second / "libzl_backend_fakegpu.so" + ": not loaded, shadowed by " +
-                              first / "libzl_backend_fakegpu.so" + " earlier in the search order");
+                                first / "libzl_backend_fakegpu.so" + " earlier in the search order");
     CHECK(r.select(std::string("fakegpu"), "--backend").module->path == first / "libzl_backend_fakegpu.so");
   }
 }
@@ -141,7 +141,8 @@ TEST_CASE("zl::loader::Registry::select automatically")
     add_test_module(bare, "emptygpu");
     CHECK(select_error(registry_of({&bare}), std::nullopt) ==
           "no backend found devices and no host backend is installed (emptygpu: the test module has no devices)\n"
-          "searched: " + bare.path() + " (--backend-path)");
+          "searched: " +
+              bare.path() + " (--backend-path)");
   }
 }
 
@@ -157,12 +158,14 @@ TEST_CASE("zl::loader::search_dirs")
 
   CHECK_THROWS_WITH_AS(zl::loader::search_dirs({dir / "nope"}),
                        (std::string("backend folder ") + dir / "nope" +
-                        " (from --backend-path) is not a folder that exists; fix the path or drop it").c_str(),
+                        " (from --backend-path) is not a folder that exists; fix the path or drop it")
+                           .c_str(),
                        zl::Error);
   ::setenv("ZL_BACKEND_PATH", (dir.path() + "::" + dir / "gone").c_str(), 1);
   CHECK_THROWS_WITH_AS(zl::loader::search_dirs({}),
                        (std::string("backend folder ") + dir / "gone" +
-                        " (from ZL_BACKEND_PATH) is not a folder that exists; fix the path or drop it").c_str(),
+                        " (from ZL_BACKEND_PATH) is not a folder that exists; fix the path or drop it")
+                           .c_str(),
                        zl::Error);
   ::unsetenv("ZL_BACKEND_PATH");
 }

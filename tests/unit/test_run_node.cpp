@@ -15,7 +15,7 @@ TEST_CASE("zl::run::resolve_node")
   boost::filesystem::create_directories(fg / "benchmark/test_FLA");
   std::ofstream(fg / "benchmark/test_abs.py") << "@pytest.mark.abs\ndef test_abs():\n    pass\n";
   std::ofstream(fg / "benchmark/test_blas.py")
-    << "@pytest.mark.mm\ndef test_mm():\n    bench = base.BlasBenchmark(op_name=\"mm\", input_fn=f)\n";
+      << "@pytest.mark.mm\ndef test_mm():\n    bench = base.BlasBenchmark(op_name=\"mm\", input_fn=f)\n";
   std::ofstream(fg / "benchmark/test_FLA/test_chunk.py") << "def test_x():\n    Bench(op_name='chunk_gla')\n";
 
   SUBCASE("an op maps to benchmark/test_<op>.py and selects its marker")

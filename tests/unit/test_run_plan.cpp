@@ -47,8 +47,8 @@ TEST_CASE("zl::run::plan_plugins")
   SUBCASE("the autotune plugin after timing, before capture and identity, only to record or replay")
   {
     CHECK(run::plan_plugins(gpu, "graph", "record") == std::vector<std::string>{"zl_compat", "zl_device_setup",
-                                                                               "zl_timing", "zl_autotune",
-                                                                               "zl_capture", "zl_identity"});
+                                                                                "zl_timing", "zl_autotune",
+                                                                                "zl_capture", "zl_identity"});
     CHECK(run::plan_plugins(host, "direct", "replay") ==
           std::vector<std::string>{"zl_device_setup", "zl_timing", "zl_autotune", "zl_identity"});
     const auto off = run::plan_plugins(host, "direct", "off");
@@ -169,10 +169,11 @@ TEST_CASE("zl::run::make_plan")
   SUBCASE("an unknown device is refused with what exists")
   {
     r.device = "7";
-    CHECK_THROWS_WITH_AS(run::make_plan(r, gpu, "--backend"),
-                         "--device 7: backend fakegpu has no device with that index or UUID; it has 0 (TEST-fakegpu-0), "
-                         "1 (TEST-fakegpu-1)",
-                         Error);
+    CHECK_THROWS_WITH_AS(
+        run::make_plan(r, gpu, "--backend"),
+        "--device 7: backend fakegpu has no device with that index or UUID; it has 0 (TEST-fakegpu-0), "
+        "1 (TEST-fakegpu-1)",
+        Error);
   }
   ::unsetenv("ZL_BACKEND");
   ::unsetenv("OP");

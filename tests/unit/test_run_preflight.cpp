@@ -51,8 +51,8 @@ TEST_CASE("zl::run::preflight checks in order")
   boost::filesystem::create_directories(fg / "benchmark");
   std::ofstream(fg / "benchmark/conftest.py") << "\n";
   CHECK(failed_check(in, &message) == "benchmark_file");
-  CHECK(message == "the benchmark file " + fg / "benchmark/test_abs.py" +
-                     " does not exist (benchmark/test_abs.py exists)");
+  CHECK(message ==
+        "the benchmark file " + fg / "benchmark/test_abs.py" + " does not exist (benchmark/test_abs.py exists)");
 
   std::ofstream(fg / "benchmark/test_abs.py") << "\n";
   CHECK(failed_check(in) == "shape_file");

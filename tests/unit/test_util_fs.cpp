@@ -16,7 +16,9 @@ namespace {
 
 mode_t mode_of(const std::string& path)
 {
-  struct stat st{};
+  struct stat st
+  {
+  };
   ::stat(path.c_str(), &st);
   return st.st_mode & 07777;
 }

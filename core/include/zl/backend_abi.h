@@ -47,12 +47,13 @@ typedef enum zl_status {
 } zl_status;
 
 /* Capability flags (zl_backend_descriptor.capabilities). */
-#define ZL_CAP_GRAPH_CAPTURE (UINT64_C(1) << 0) /* device graphs can time a kernel (timer=graph) */
+#define ZL_CAP_GRAPH_CAPTURE (UINT64_C(1) << 0)  /* device graphs can time a kernel (timer=graph) */
 #define ZL_CAP_PROFILER_TIMER (UINT64_C(1) << 1) /* torch.profiler reports device kernel time */
-#define ZL_CAP_HOST_FALLBACK (UINT64_C(1) << 2) /* the host default when no backend finds devices */
+#define ZL_CAP_HOST_FALLBACK (UINT64_C(1) << 2)  /* the host default when no backend finds devices */
 
 /* Services the core lends a backend for the duration of one call. */
-typedef struct zl_host_api {
+typedef struct zl_host_api
+{
   uint32_t struct_size; /* sizeof(zl_host_api) as the core knows it; since 1.0 */
   void* ctx;            /* opaque core state, passed back to every function; since 1.0 */
 
@@ -67,8 +68,8 @@ typedef struct zl_host_api {
    * NUL-terminated.
    * since 1.0 */
   zl_status (*run_program)(void* ctx, const char* const* argv, uint32_t timeout_ms,
-                           void (*sink)(void* sink_ctx, const char* data, size_t size),
-                           void* sink_ctx, int* exit_code, char* reason, size_t reason_size);
+                           void (*sink)(void* sink_ctx, const char* data, size_t size), void* sink_ctx, int* exit_code,
+                           char* reason, size_t reason_size);
 
   /* Reads an environment variable of the zl process; NULL when unset. The pointer is valid
    * until the call into the backend returns. since 1.0 */
@@ -77,28 +78,31 @@ typedef struct zl_host_api {
 
 /* One device, as the vendor's management library or SMI tool reports it. The layout of this
  * struct is frozen for ABI major 1; per-device facts added later get a new struct. */
-typedef struct zl_device_info {
-  uint32_t index;          /* physical index in the vendor tool's numbering (ignores visibility) */
-  uint32_t reserved;       /* zero */
-  uint64_t memory_bytes;   /* total device memory in bytes; 0 when unknown */
-  char uuid[96];           /* stable identity, as the vendor spells it (GPU-…, hex serial, die ID) */
-  char name[96];           /* product name */
-  char visibility_id[96];  /* what the visibility variable takes to pin this device */
+typedef struct zl_device_info
+{
+  uint32_t index;         /* physical index in the vendor tool's numbering (ignores visibility) */
+  uint32_t reserved;      /* zero */
+  uint64_t memory_bytes;  /* total device memory in bytes; 0 when unknown */
+  char uuid[96];          /* stable identity, as the vendor spells it (GPU-…, hex serial, die ID) */
+  char name[96];          /* product name */
+  char visibility_id[96]; /* what the visibility variable takes to pin this device */
 } zl_device_info;
 
 /* The answer of enumerate_devices. The core owns this struct and the devices array. */
-typedef struct zl_enumeration {
-  uint32_t struct_size;     /* sizeof(zl_enumeration) as the core knows it; since 1.0 */
-  uint32_t capacity;        /* entries in devices; since 1.0 */
-  zl_device_info* devices;  /* core-owned array the backend fills; since 1.0 */
-  uint32_t count;           /* out: devices found; only min(count, capacity) are filled; since 1.0 */
-  uint32_t reserved;        /* zero; since 1.0 */
-  char source[64];          /* out: what answered ("NVML", "nvidia-smi"); since 1.0 */
-  char reason[512];         /* out: why no device was found, when count is 0; since 1.0 */
+typedef struct zl_enumeration
+{
+  uint32_t struct_size;    /* sizeof(zl_enumeration) as the core knows it; since 1.0 */
+  uint32_t capacity;       /* entries in devices; since 1.0 */
+  zl_device_info* devices; /* core-owned array the backend fills; since 1.0 */
+  uint32_t count;          /* out: devices found; only min(count, capacity) are filled; since 1.0 */
+  uint32_t reserved;       /* zero; since 1.0 */
+  char source[64];         /* out: what answered ("NVML", "nvidia-smi"); since 1.0 */
+  char reason[512];        /* out: why no device was found, when count is 0; since 1.0 */
 } zl_enumeration;
 
 /* One device the inherited visibility mask leaves visible (filter_visible). since 1.1 */
-typedef struct zl_visible_device {
+typedef struct zl_visible_device
+{
   uint32_t device;   /* position in the devices array filter_visible was given */
   uint32_t reserved; /* zero */
   char pin[96];      /* the value of visibility_var that selects this device and nothing outside the
@@ -107,20 +111,22 @@ typedef struct zl_visible_device {
 } zl_visible_device;
 
 /* The answer of filter_visible. The core owns this struct and the visible array. since 1.1 */
-typedef struct zl_visibility {
-  uint32_t struct_size;        /* sizeof(zl_visibility) as the core knows it */
-  uint32_t capacity;           /* entries in visible */
-  zl_visible_device* visible;  /* core-owned array the backend fills, in the runtime's order */
-  uint32_t count;              /* out: devices the mask leaves visible */
-  uint32_t masked;             /* out: 1 when the process inherited a mask, 0 when all are visible */
-  char mask[256];              /* out: the inherited mask as "VAR=value" (several separated by
-                                * "; "), "" when none */
-  char note[512];              /* out: how the mask was read, e.g. where the runtime stops reading
-                                * it; "" when there is nothing to say */
+typedef struct zl_visibility
+{
+  uint32_t struct_size;       /* sizeof(zl_visibility) as the core knows it */
+  uint32_t capacity;          /* entries in visible */
+  zl_visible_device* visible; /* core-owned array the backend fills, in the runtime's order */
+  uint32_t count;             /* out: devices the mask leaves visible */
+  uint32_t masked;            /* out: 1 when the process inherited a mask, 0 when all are visible */
+  char mask[256];             /* out: the inherited mask as "VAR=value" (several separated by
+                               * "; "), "" when none */
+  char note[512];             /* out: how the mask was read, e.g. where the runtime stops reading
+                               * it; "" when there is nothing to say */
 } zl_visibility;
 
 /* Verdicts on a graph-capture failure, matched as substrings of the exception text. */
-typedef struct zl_capture_wording {
+typedef struct zl_capture_wording
+{
   const char* const* refused;      /* capture unsupported: fall back to the direct timer */
   const char* const* device_fault; /* the kernel failed on the device: re-raise, never time it */
   const char* const* poisoned;     /* the attempt left the context unusable: stop the op */
@@ -133,7 +139,8 @@ typedef enum zl_compat_action {
 } zl_compat_action;
 
 /* One benchmark skip guard and what to do with it on this backend's vendor. */
-typedef struct zl_compat_rule {
+typedef struct zl_compat_rule
+{
   const char* file;        /* path relative to the FlagGems root, e.g. "benchmark/test_fft.py" */
   const char* skip_reason; /* the exact reason string of the skipif marker */
   const char* vendor;      /* applies only when flag_gems.vendor_name equals this */
@@ -142,32 +149,33 @@ typedef struct zl_compat_rule {
 } zl_compat_rule;
 
 /* The descriptor a module returns. Static, immutable, owned by the module. */
-typedef struct zl_backend_descriptor {
+typedef struct zl_backend_descriptor
+{
   uint32_t abi_major;   /* ZL_ABI_MAJOR the module was built with; since 1.0 */
   uint32_t abi_minor;   /* ZL_ABI_MINOR the module was built with; since 1.0 */
   uint32_t struct_size; /* sizeof(zl_backend_descriptor) as the module knows it; since 1.0 */
   uint32_t reserved;    /* zero; since 1.0 */
 
-  const char* name;             /* [a-z0-9_]+, also the file name's <name>; since 1.0 */
-  const char* const* aliases;   /* other names --backend accepts, [a-z0-9_]+; since 1.0 */
-  const char* version;          /* the module's own version string; since 1.0 */
-  const char* description;      /* one line for `zl backends`; since 1.0 */
+  const char* name;           /* [a-z0-9_]+, also the file name's <name>; since 1.0 */
+  const char* const* aliases; /* other names --backend accepts, [a-z0-9_]+; since 1.0 */
+  const char* version;        /* the module's own version string; since 1.0 */
+  const char* description;    /* one line for `zl backends`; since 1.0 */
 
-  const char* flaggems_vendor;  /* flag_gems.vendor_name it corresponds to ("nvidia"); since 1.0 */
-  const char* torch_module;     /* device module ("torch.cuda"), "" for none; since 1.0 */
-  const char* torch_device;     /* torch device type string ("cuda"); since 1.0 */
+  const char* flaggems_vendor; /* flag_gems.vendor_name it corresponds to ("nvidia"); since 1.0 */
+  const char* torch_module;    /* device module ("torch.cuda"), "" for none; since 1.0 */
+  const char* torch_device;    /* torch device type string ("cuda"); since 1.0 */
 
   const char* visibility_var;          /* set to the chosen devices' visibility_id; "" for none; since 1.0 */
   const char* const* visibility_unset; /* variables removed from the child so they cannot mask it; since 1.0 */
 
-  uint64_t capabilities;        /* ZL_CAP_* flags; since 1.0 */
-  const char* graph_class;      /* graph class name under torch_module ("CUDAGraph"), "" for none; since 1.0 */
-  zl_capture_wording capture;   /* since 1.0 */
+  uint64_t capabilities;               /* ZL_CAP_* flags; since 1.0 */
+  const char* graph_class;             /* graph class name under torch_module ("CUDAGraph"), "" for none; since 1.0 */
+  zl_capture_wording capture;          /* since 1.0 */
   const char* const* capture_deny_ops; /* ops never captured, keyed as FLAGGEMS_PERF_CURRENT_OP
                                         * holds them: the pytest function name minus "test_"; since 1.0 */
-  const zl_compat_rule* compat_rules; /* since 1.0 */
-  size_t compat_rule_count;           /* entries in compat_rules; since 1.0 */
-  const char* flagtree_token;   /* <VENDOR> in FLAGTREE_<VENDOR>_RLC_ENHANCE ("" for none); since 1.0 */
+  const zl_compat_rule* compat_rules;  /* since 1.0 */
+  size_t compat_rule_count;            /* entries in compat_rules; since 1.0 */
+  const char* flagtree_token;          /* <VENDOR> in FLAGTREE_<VENDOR>_RLC_ENHANCE ("" for none); since 1.0 */
 
   /* Lists the devices. Must not throw, abort or print; returns ZL_OK with count 0 and a reason
    * when there is nothing to list. host is valid only during the call. since 1.0 */
@@ -185,8 +193,7 @@ typedef struct zl_backend_descriptor {
 } zl_backend_descriptor;
 
 /* Size of the descriptor as of ABI 1.0: the least a module of major 1 may report. */
-#define ZL_DESCRIPTOR_MIN_SIZE_1_0 \
-  (offsetof(zl_backend_descriptor, enumerate_devices) + sizeof(void*))
+#define ZL_DESCRIPTOR_MIN_SIZE_1_0 (offsetof(zl_backend_descriptor, enumerate_devices) + sizeof(void*))
 
 /* The signature of the entry point. A module defines it as
  *   ZL_BACKEND_EXPORT const zl_backend_descriptor* zl_backend_get_descriptor(void);
