@@ -1,6 +1,7 @@
 #include "sweep/workers.hpp"
 
 #include "exec/invocation.hpp"
+#include "loader/fields.hpp"
 #include "run/identity.hpp"
 #include "sweep/shards.hpp"
 #include "util/error.hpp"
@@ -230,11 +231,11 @@ std::string Sweep::sweep_json(std::optional<double> wall_s) const
 {
   util::JsonWriter j;
   auto& w = j.w();
+  using D = loader::DeviceField;
   auto worker = [&](const Worker& x) {
     w.StartObject();
     j.field("worker", x.label);
-    j.field("device", x.device.index);
-    j.field("uuid", x.device.uuid);
+    loader::to_json(j, x.device, {{D::index, "device"}, D::uuid});
     j.field("shapes", static_cast<unsigned long long>(x.shapes));
     j.field("run_dir", x.run_dir);
     j.field("log", x.log);
@@ -254,9 +255,7 @@ std::string Sweep::sweep_json(std::optional<double> wall_s) const
   w.StartArray();
   for (const auto& d : m_devices) {
     w.StartObject();
-    j.field("index", d.index);
-    j.field("uuid", d.uuid);
-    j.field("name", d.name);
+    loader::to_json(j, d, {D::index, D::uuid, D::name});
     w.EndObject();
   }
   w.EndArray();
