@@ -33,7 +33,6 @@ install(FILES ${CMAKE_BINARY_DIR}/zlConfig.cmake ${CMAKE_BINARY_DIR}/zlConfigVer
 # --- zl: the plugins, the sample corpus, the man page, the docs -----------------------------
 install(DIRECTORY python/zl_plugins DESTINATION ${CMAKE_INSTALL_DATADIR}/zl/python COMPONENT zl
         FILES_MATCHING PATTERN "*.py")
-install(FILES compat/zl_compat.py DESTINATION ${CMAKE_INSTALL_DATADIR}/zl/python/compat COMPONENT zl)
 install(DIRECTORY corpus/ DESTINATION ${CMAKE_INSTALL_DATADIR}/zl/corpus COMPONENT zl
         PATTERN "__pycache__" EXCLUDE PATTERN ".pytest_cache" EXCLUDE)
 

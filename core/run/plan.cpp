@@ -132,9 +132,9 @@ std::vector<std::string> plugin_python_path()
 {
   const auto installed = fs::path(loader::binary_prefix()) / "share" / "zl" / "python";
   if (fs::is_directory(installed / "zl_plugins")) {
-    return {(installed / "zl_plugins").string(), (installed / "compat").string()};
+    return {(installed / "zl_plugins").string()};
   }
-  return {std::string(ZL_SOURCE_DIR) + "/python/zl_plugins", std::string(ZL_SOURCE_DIR) + "/compat"};
+  return {std::string(ZL_SOURCE_DIR) + "/python/zl_plugins"};
 }
 
 Plan make_plan(const Request& request, const loader::Module& backend, const std::string& backend_how)

@@ -105,7 +105,7 @@ def deb_field(path, field):
 ZL_FILES = {"/usr/bin/zl", "/usr/lib/zl/backends/libzl_backend_cpu.so", "/usr/share/man/man1/zl.1",
             "/usr/share/doc/zl/README.md", "/usr/share/doc/zl/LICENSE", "/usr/share/doc/zl/copyright",
             "/usr/share/zl/python/zl_plugins/zl_timing.py",
-            "/usr/share/zl/python/compat/zl_compat.py", "/usr/share/zl/corpus/benchmark/conftest.py"}
+            "/usr/share/zl/python/zl_plugins/zl_compat.py", "/usr/share/zl/corpus/benchmark/conftest.py"}
 
 
 DEVEL_FILES = {"/usr/include/zl/backend_abi.h", "/usr/include/zl/backend_sdk.hpp",
