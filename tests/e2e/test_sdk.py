@@ -60,7 +60,8 @@ def example_module(staged, tmp_path_factory):
 
 
 def test_install_layout(staged):
-    for path in ("bin/zl", "include/zl/backend_abi.h", "include/zl/backend_sdk.hpp", "lib/cmake/zl/zlConfig.cmake",
+    for path in ("bin/zl", "include/zl/backend_abi.h", "include/zl/backend_sdk.hpp", "include/zl/sdk/text.hpp",
+                 "lib/cmake/zl/zlConfig.cmake",
                  "lib/cmake/zl/zlConfigVersion.cmake", "lib/cmake/zl/zlTargets.cmake",
                  "lib/cmake/zl/ZlBackend.cmake", "lib/cmake/zl/zl_backend.map",
                  "lib/zl/backends/libzl_backend_cpu.so", "lib/zl/backends/libzl_backend_cuda.so",
