@@ -139,6 +139,8 @@ def serve(in_fd, out_fd, preload):
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A segfault prints the Python stack: zl quotes what a dead worker last printed.
     faulthandler.enable()
+    for fd in (in_fd, out_fd):  # not for what the benchmark starts: a child must not hold them open
+        os.set_inheritable(fd, False)
     requests = os.fdopen(in_fd, "r", encoding="utf-8")
     replies = os.fdopen(out_fd, "w", encoding="utf-8")
 
