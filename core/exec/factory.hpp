@@ -15,9 +15,9 @@ namespace zl::exec {
 // What an executor may need to know to start the ops of a campaign.
 struct ExecutorSetup
 {
-  ZlCommand zl;                         // how a child zl is started
+  ZlCommand zl;                            // how a child zl is started
   const loader::Module* backend = nullptr; // the campaign's backend (visibility variable, …)
-  std::vector<loader::Device> devices;  // one slot each, in slot order
+  std::vector<loader::Device> devices;     // one slot each, in slot order
 };
 
 inline constexpr const char* k_default_executor = "process";

@@ -148,10 +148,9 @@ private:
   const OpLaunch& m_op;
 };
 
-WarmExecutor::WarmExecutor(const loader::Module& backend, std::string backend_how, size_t slots)
-  : m_backend(backend), m_backend_how(std::move(backend_how))
+WarmExecutor::WarmExecutor(const ExecutorSetup& setup) : m_backend(*setup.backend), m_zl(setup.zl)
 {
-  for (size_t i = 0; i < slots; ++i) {
+  for (size_t i = 0; i < setup.devices.size(); ++i) {
     m_slots.push_back(std::make_unique<Slot>());
   }
 }
@@ -182,10 +181,15 @@ OpEnd WarmExecutor::run(const OpLaunch& op)
   OpEnd end;
   try {
     check_warm_request(op.request);
+    auto request = op.request;
+    request.python = request.python.empty() ? run::python_of(std::nullopt) : request.python;
+    // The identity's command: the `zl run` this op stands for, as the process executor runs it.
+    request.command_line = run_argv(m_zl, op.request);
+    // Selected as the process executor's child zl run selects it: by --backend.
     end.exit_code = run::run_checked(
-        op.request,
+        request,
         [this] {
-          return loader::Selection{&m_backend, m_backend_how};
+          return loader::Selection{&m_backend, "--backend"};
         },
         [&](const run::Plan& plan) { return run::execute(plan, launcher, sinks, [&] { return launcher.stopped(); }); },
         sinks);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "exec/executor.hpp"
+#include "exec/factory.hpp"
 #include "exec/worker.hpp"
 
 #include <chrono>
@@ -27,7 +28,8 @@ std::vector<std::string> warm_preload(const loader::Module& backend);
 class WarmExecutor : public Executor
 {
 public:
-  WarmExecutor(const loader::Module& backend, std::string backend_how, size_t slots);
+  // One slot per device of setup; setup.backend must be set.
+  explicit WarmExecutor(const ExecutorSetup& setup);
   ~WarmExecutor() override;
   std::string name() const override { return "warm"; }
   OpEnd run(const OpLaunch& launch) override;
@@ -47,7 +49,7 @@ private:
   class Launcher;
 
   const loader::Module& m_backend;
-  std::string m_backend_how;
+  ZlCommand m_zl; // the `zl run` each op stands for is recorded as its command
   std::vector<std::unique_ptr<Slot>> m_slots;
 };
 

@@ -79,7 +79,19 @@ std::string request_line(const std::vector<std::string>& args, const std::vector
   return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
 }
 
-// The last few non-empty lines of text, on one line.
+// A line of the stack dump Python's faulthandler prints on a fatal signal: what the worker was
+// doing, not what it said.
+bool stack_dump_line(const std::string& line)
+{
+  for (const char* prefix : {"  File ", "Current thread ", "Thread 0x", "Extension modules:", "  <no Python frame>"}) {
+    if (line.rfind(prefix, 0) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The last few non-empty lines of text (less a faulthandler stack dump), on one line.
 std::string last_lines(const std::string& text)
 {
   std::vector<std::string> lines;
@@ -88,7 +100,7 @@ std::string last_lines(const std::string& text)
     const size_t start = text.rfind('\n', end - 1);
     const size_t from = start == std::string::npos ? 0 : start + 1;
     auto line = text.substr(from, end - from);
-    if (line.find_first_not_of(" \t\r") != std::string::npos) {
+    if (line.find_first_not_of(" \t\r") != std::string::npos && !stack_dump_line(line)) {
       lines.insert(lines.begin(), line);
     }
     if (start == std::string::npos) {
