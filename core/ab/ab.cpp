@@ -93,9 +93,9 @@ int run_ab(AbRun ab, std::ostream& out, std::ostream& err)
   } else {
     err << fmt::format("zl ab: {} is live: named in {}\n", spec.axis, probe.found_in);
   }
-  spec.out_dir = util::absolute(ab.out ? *ab.out
-                                       : fmt::format("ab/{:%Y%m%dT%H%M%S}Z-{}-{}", fmt::gmtime(std::time(nullptr)),
-                                                     spec.request.op, spec.axis));
+  spec.out_dir = util::absolute(
+      ab.out ? *ab.out
+             : fmt::format("ab/{:%Y%m%dT%H%M%S}Z-{}-{}", fmt::gmtime(std::time(nullptr)), spec.request.op, spec.axis));
   if (fs::exists(spec.out_dir + "/A") || fs::exists(spec.out_dir + "/B")) {
     throw Error(fmt::format("{} already holds an A/B; choose another --out", spec.out_dir));
   }
