@@ -6,6 +6,7 @@
 #include "batch/folder.hpp"
 #include "devices/select.hpp"
 #include "exec/factory.hpp"
+#include "exec/warm.hpp"
 #include "results/store.hpp"
 #include "run/preflight.hpp"
 #include "util/error.hpp"
@@ -49,8 +50,10 @@ constexpr const char* k_usage =
   "--resume re-runs only the ops whose status is not ok; an op's earlier folder is kept as\n"
   "<op>.attempt-N. Ctrl-C (or SIGTERM) starts nothing new, interrupts the running ops and exits 130.\n"
   "--timeout-per-op: a finite number of seconds, at least 1 (default: no limit).\n"
-  "--executor: how each op is carried out; process (the default) starts a fresh `zl run` per op.\n"
-  "It is part of the caliber: --resume with another executor is refused.\n\n"
+  "--executor: how each op is carried out; process (the default) starts a fresh `zl run` per op;\n"
+  "warm runs each device's ops in one long-lived Python worker that imports torch and flag_gems\n"
+  "once (not with --isolate-tuner-cache); an op that kills its worker is crashed, the next op gets\n"
+  "a new one. It is part of the caliber: --resume with another executor is refused.\n\n"
   "Statuses: ok, failed, preflight_failed, no_rows, timeout, interrupted, crashed; pending for an op\n"
   "never started. Exit status: 0 every op ok, 1 some op not ok, 2 usage, 3 preflight, 130 interrupted.\n\n"
   "Examples:\n"
@@ -127,6 +130,9 @@ int cmd_batch(Context& ctx, const Args& args)
   options.executor = value("executor");
   // Checked here, once, before any op starts or anything is written.
   auto caliber = batch::resolve_caliber(options);
+  if (caliber.executor == "warm") {
+    exec::check_warm_request(batch::base_request(caliber));
+  }
   std::optional<double> timeout;
   if (vm->count("timeout-per-op")) {
     timeout = batch::parse_timeout_per_op(value("timeout-per-op"));

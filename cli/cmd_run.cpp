@@ -1,6 +1,7 @@
 // zl run and zl plan: one benchmark node through pytest, and the same decisions without running.
 #include "output.hpp"
 
+#include "run/launch.hpp"
 #include "run/plan.hpp"
 #include "run/preflight.hpp"
 #include "run/runner.hpp"
@@ -136,25 +137,7 @@ std::optional<run::Request> parse_request(const std::string& command, const Args
 run::Plan plan_for(Context& ctx, run::Request request)
 {
   request.command_line = ctx.command_line;
-  // Preflight first: a wrong path fails as a wrong path before anything else is asked of it.
-  run::PreflightInput in;
-  in.flaggems_dir = request.flaggems_dir;
-  in.flaggems_dir_from = request.flaggems_dir_from;
-  if (!request.flaggems_dir.empty() && boost::filesystem::is_directory(request.flaggems_dir)) {
-    const auto node = run::resolve_node(request.flaggems_dir, request.op, request.op_file, request.test_node);
-    in.benchmark_file = node.file;
-    in.how_resolved = node.how;
-    in.node_problem = node.problem;
-    in.op = node.op;
-  }
-  in.shape_file = request.shape_file;
-  in.replay_from = request.replay_from;
-  in.python = request.python;
-  run::preflight(in);
-  const auto selection = ctx.select_backend();
-  auto plan = run::make_plan(request, *selection.module, selection.how);
-  run::check_record_log_name({plan.argv.begin() + 3, plan.argv.end()});
-  return plan;
+  return run::checked_plan(request, [&ctx] { return ctx.select_backend(); });
 }
 
 int report_preflight(const run::PreflightError& e)
@@ -173,11 +156,10 @@ int cmd_run(Context& ctx, const Args& args)
   if (!request) {
     return 0;
   }
-  try {
-    return run::execute(plan_for(ctx, *request));
-  } catch (const run::PreflightError& e) {
-    return report_preflight(e);
-  }
+  request->command_line = ctx.command_line;
+  return run::run_checked(
+      *request, [&ctx] { return ctx.select_backend(); }, [](const run::Plan& plan) { return run::execute(plan); },
+      run::standard_sinks());
 }
 
 int cmd_plan(Context& ctx, const Args& args)

@@ -1,6 +1,7 @@
 #include "exec/factory.hpp"
 
 #include "exec/process.hpp"
+#include "exec/warm.hpp"
 #include "util/error.hpp"
 #include "util/string.hpp"
 
@@ -19,6 +20,7 @@ const std::vector<std::pair<std::string, Maker>>& table()
 {
   static const std::vector<std::pair<std::string, Maker>> t = {
       {"process", [](const ExecutorSetup& s) { return std::make_unique<ProcessExecutor>(s.zl, s.devices.size()); }},
+      {"warm", [](const ExecutorSetup& s) { return std::make_unique<WarmExecutor>(s); }},
   };
   return t;
 }

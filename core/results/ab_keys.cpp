@@ -81,6 +81,19 @@ std::vector<CaliberDiff> compare_caliber(const std::vector<Run>& a, const std::v
   if (!(quiet(ea) && quiet(eb)) && (ea != eb || ea.size() > 1 || ea.count(k_unknown) > 0)) {
     diffs.push_back({"pytest_extra_args", joined(ea), joined(eb)});
   }
+  // Who ran pytest (a fresh process per run, a warm worker): runs that do not say were
+  // fresh processes, so they read as "process".
+  auto executors = [](const std::vector<Run>& runs) {
+    std::set<std::string> out;
+    for (const auto& r : runs) {
+      out.insert(r.info.executor);
+    }
+    return out;
+  };
+  const auto xa = executors(a), xb = executors(b);
+  if (xa != xb || xa.size() > 1) {
+    diffs.push_back({"executor", joined(xa), joined(xb)});
+  }
   return diffs;
 }
 

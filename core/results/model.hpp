@@ -138,6 +138,9 @@ struct RunInfo
   // Part of the caliber too: the pytest arguments given after `--` (the identity's
   // pytest_extra_args, ZL_RUN's extra_args), "none" or joined by spaces; "" when the run does not say.
   std::string extra_args;
+  // Part of the caliber too: who ran pytest (the identity's executor.name: process, warm, …);
+  // "process" when the run does not say (runs from before the field, logs: all were).
+  std::string executor = "process";
   std::string status; // the identity's status: ok, failed, …
   std::optional<double> duration_s;
   std::string device_uuid, device_name, started_at, zl_version;

@@ -82,6 +82,13 @@ std::string extra_args_of(const rapidjson::Value& doc)
   return out.empty() ? "none" : out;
 }
 
+// The identity's executor.name; "process" when it predates the field (zl run was the only way).
+std::string executor_of(const rapidjson::Value& doc)
+{
+  const auto name = text_at(doc, {"executor", "name"});
+  return name.empty() ? "process" : name;
+}
+
 void read_identity(Run& run, const std::string& file)
 {
   run.info.identity_json = read_whole(file);
@@ -103,6 +110,7 @@ void read_identity(Run& run, const std::string& file)
   i.caliber = {text_at(doc, {"backend", "name"}), text_at(doc, {"level"}), text_at(doc, {"timer", "effective"}),
                text_at(doc, {"mode"}), text_at(doc, {"tuner_cache", "mode"})};
   i.extra_args = extra_args_of(doc);
+  i.executor = executor_of(doc);
   i.op = text_at(doc, {"node", "op"});
   i.status = text_at(doc, {"status"});
   if (const auto* d = member(doc, {"duration_s"}); d != nullptr && d->IsNumber()) {
@@ -154,6 +162,13 @@ std::string identity_extra_args(std::string_view identity_json)
   rapidjson::Document doc;
   doc.Parse(identity_json.data(), identity_json.size());
   return doc.HasParseError() || !doc.IsObject() ? std::string() : extra_args_of(doc);
+}
+
+std::string identity_executor(std::string_view identity_json)
+{
+  rapidjson::Document doc;
+  doc.Parse(identity_json.data(), identity_json.size());
+  return doc.HasParseError() || !doc.IsObject() ? std::string("process") : executor_of(doc);
 }
 
 std::string_view read_input(const std::string& path, std::vector<char>& buffer, std::size_t head, bool regular_only)

@@ -38,6 +38,8 @@ std::string normal_path(const std::string& path);
 
 // The caliber's extra_args (model.hpp) of a stored run_identity.json; "" when it does not say.
 std::string identity_extra_args(std::string_view identity_json);
+// The caliber's executor (model.hpp) of a stored run_identity.json; "process" when it does not say.
+std::string identity_executor(std::string_view identity_json);
 
 // A folder holding run_identity.json or run.log.
 bool is_run_folder(const std::string& dir);

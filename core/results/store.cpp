@@ -183,6 +183,7 @@ std::vector<Run> Store::load(const std::vector<std::string>& paths) const
     i.device_uuid = str(13), i.device_name = str(14), i.started_at = str(15), i.zl_version = str(16);
     i.identity_json = str(17);
     i.extra_args = identity_extra_args(i.identity_json);
+    i.executor = identity_executor(i.identity_json);
     found.emplace_back(sqlite3_column_int64(s, 0), std::move(run));
   };
   if (paths.empty()) {

@@ -137,6 +137,12 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   }
   j.strings("plugins", p.plugins);
   j.strings("pytest_extra_args", p.request.extra_args);
+  j.key("executor");
+  w.StartObject();
+  j.field("name", o.executor.name);
+  j.nullable("pid", o.executor.pid);
+  j.nullable("ops_before", o.executor.ops_before);
+  w.EndObject();
   j.nullable("record_log", o.record_log);
   j.field("run_dir", p.run_dir);
   w.EndObject();

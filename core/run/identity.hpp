@@ -3,6 +3,7 @@
 #pragma once
 
 #include "run/autotune_log.hpp"
+#include "run/launch.hpp"
 #include "run/plan.hpp"
 
 #include <optional>
@@ -22,6 +23,7 @@ struct Outcome
   std::string record_log;                // FlagGems' record log in the run folder, if any
   std::string error;                     // what went wrong outside pytest
   std::optional<AutotuneTally> autotune; // read from run.log after a record or replay run
+  ExecutorInfo executor;                 // who ran pytest: part of the caliber
 };
 
 // FlagGems' git commit: `git rev-parse HEAD` in the folder, else a FLAGGEMS_COMMIT file there.

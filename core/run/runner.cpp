@@ -123,39 +123,46 @@ std::string status_of(int pytest_exit)
 }
 
 // How pytest ended, in the identity and in zl's exit status: stopped by zl (interrupted),
-// killed by a signal of its own doing (crashed), or its own exit status.
-void record_end(const util::ProcessResult& r, Outcome& o)
+// killed by a signal of its own doing or taking its warm worker with it (crashed), or its own
+// exit status.
+void record_end(const Launched& l, Outcome& o)
 {
+  const auto& r = l.result;
   if (r.stop_requested) {
     o.status = "interrupted";
     o.exit_code = k_exit_interrupted;
-  } else if (r.term_signal != 0) {
+  } else if (r.term_signal != 0 || !l.crash.empty()) {
     o.status = "crashed";
     o.exit_code = k_exit_benchmark_signaled;
+    o.error = l.crash;
   } else {
     o.status = status_of(r.exit_code);
     o.exit_code = map_pytest_exit(r.exit_code);
   }
   if (r.term_signal != 0) {
     o.signal = util::signal_name(r.term_signal);
-  } else {
+  } else if (l.crash.empty()) {
     o.pytest_exit_code = r.exit_code;
   }
+  o.executor = l.executor;
 }
 
 // What zl had to do, and how pytest ended when it was not by its own exit.
-void report_end(const util::ProcessResult& r, std::chrono::milliseconds grace)
+void report_end(const Launched& l, std::chrono::milliseconds grace, const Sinks& sinks)
 {
+  const auto& r = l.result;
   if (r.killed) {
-    std::fprintf(stderr, "zl: pytest's process group did not stop within %.1f s; sent SIGKILL\n",
-                 static_cast<double>(grace.count()) / 1000);
+    sinks.err(fmt::format("zl: pytest's process group did not stop within {:.1f} s; sent SIGKILL\n",
+                          static_cast<double>(grace.count()) / 1000));
   }
-  if (r.term_signal != 0 && !r.stop_requested) {
-    std::fprintf(stderr, "zl: pytest was killed by %s (signal %d); the run is recorded as crashed, exit %d\n",
-                 util::signal_name(r.term_signal).c_str(), r.term_signal, k_exit_benchmark_signaled);
+  if (!l.crash.empty() && !r.stop_requested) {
+    sinks.err(fmt::format("zl: {}; the run is recorded as crashed, exit {}\n", l.crash, k_exit_benchmark_signaled));
+  } else if (r.term_signal != 0 && !r.stop_requested) {
+    sinks.err(fmt::format("zl: pytest was killed by {} (signal {}); the run is recorded as crashed, exit {}\n",
+                          util::signal_name(r.term_signal), r.term_signal, k_exit_benchmark_signaled));
   }
   if (r.leftovers > 0) {
-    std::fprintf(stderr, "zl: ended %d process(es) the benchmark left running\n", r.leftovers);
+    sinks.err(fmt::format("zl: ended {} process(es) the benchmark left running\n", r.leftovers));
   }
 }
 
@@ -171,9 +178,16 @@ int execute(const Plan& p)
   // From here to the identity's last write: a stop signal must not end zl before it records
   // what happened, nor a reader of zl's output that went away (SIGPIPE, ignored meanwhile).
   util::SignalForwarding forwarding;
+  ProcessLauncher launcher(&forwarding);
+  return execute(p, launcher, standard_sinks(), [&forwarding] { return forwarding.count() > 0; });
+}
+
+int execute(const Plan& p, Launcher& launcher, const Sinks& sinks, const std::function<bool()>& stopped)
+{
   prepare_folder(p);
   const FlaggemsLink link(p);
   Outcome outcome;
+  outcome.executor.name = launcher.name();
   outcome.started_at = utc_now();
   const auto commit = flaggems_commit(p.request.flaggems_dir);
   util::write_file_atomic(p.plan_path, plan_json(p));
@@ -186,29 +200,18 @@ int execute(const Plan& p)
   }
   const auto header = run_header(p);
   std::fputs(header.c_str(), log);
-  std::fputs(header.c_str(), stdout);
-  std::fflush(stdout);
+  sinks.out(header);
 
-  util::SpawnSpec spec;
-  spec.argv = p.argv;
-  spec.env = child_environment(p);
-  spec.cwd = p.run_dir;
-  spec.new_process_group = true;
-  spec.end_leftovers = true;
-  // Orphans of the benchmark (double fork, setsid) are reparented to zl, which ends them.
-  util::become_subreaper();
-  auto tee = [log](std::FILE* out) {
-    return [log, out](std::string_view chunk) {
+  auto tee = [log](const std::function<void(std::string_view)>& sink) {
+    return [log, &sink](std::string_view chunk) {
       std::fwrite(chunk.data(), 1, chunk.size(), log);
       std::fflush(log);
-      std::fwrite(chunk.data(), 1, chunk.size(), out);
-      std::fflush(out);
+      sink(chunk);
     };
   };
   const auto start = std::chrono::steady_clock::now();
-  util::ProcessResult result;
-  spec.signals = &forwarding;
-  if (forwarding.count() > 0) {
+  Launched launched;
+  if (stopped()) {
     // Stopped before pytest started: start nothing, say so.
     std::fclose(log);
     outcome.finished_at = utc_now();
@@ -216,11 +219,11 @@ int execute(const Plan& p)
     outcome.exit_code = k_exit_interrupted;
     outcome.error = "stopped before pytest started";
     util::write_file_atomic(identity_path, identity_json(p, outcome, "", commit));
-    std::fprintf(stderr, "zl: stopped before pytest started\n");
+    sinks.err("zl: stopped before pytest started\n");
     return k_exit_interrupted;
   }
   try {
-    result = util::run(spec, tee(stdout), tee(stderr));
+    launched = launcher.launch(p, {tee(sinks.out), tee(sinks.err)});
   } catch (const util::SpawnFailure& e) {
     std::fclose(log);
     outcome.status = "error";
@@ -233,8 +236,8 @@ int execute(const Plan& p)
 
   outcome.finished_at = utc_now();
   outcome.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  record_end(result, outcome);
-  report_end(result, spec.grace);
+  record_end(launched, outcome);
+  report_end(launched, util::stop_grace(), sinks);
   outcome.record_log = collect_record_log(p.run_dir);
   if (p.autotune_mode != "off") {
     outcome.autotune = tally_autotune(util::read_file(p.run_dir + "/run.log", util::k_log_limit));

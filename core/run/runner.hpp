@@ -2,7 +2,10 @@
 // behind however the run ends.
 #pragma once
 
+#include "run/launch.hpp"
 #include "run/plan.hpp"
+
+#include <functional>
 
 namespace zl::run {
 
@@ -17,10 +20,15 @@ inline constexpr int k_exit_benchmark_signaled = 14;
 // preflight failure; they become 12 and 13.
 int map_pytest_exit(int pytest_exit);
 
-// Writes the run folder, runs pytest once, and returns zl's exit code. SIGINT, SIGTERM and
-// SIGHUP are passed to pytest's whole process group, SIGKILL follows after the grace period (at
-// once on a second signal); the folder still gets run_identity.json (status interrupted) and zl
-// exits 130. What pytest leaves running is ended once it exits.
+// zl run: writes the run folder, runs pytest once in a fresh process, and returns zl's exit
+// code; the output goes to zl's standard output and error as well as run.log. SIGINT, SIGTERM
+// and SIGHUP are passed to pytest's whole process group, SIGKILL follows after the grace period
+// (at once on a second signal); the folder still gets run_identity.json (status interrupted)
+// and zl exits 130. What pytest leaves running is ended once it exits.
 int execute(const Plan& plan);
+
+// The same run folder, record and identity with any launcher and output sinks. stopped: asked
+// before pytest starts; true records the run as interrupted without starting it.
+int execute(const Plan& plan, Launcher& launcher, const Sinks& sinks, const std::function<bool()>& stopped);
 
 } // namespace zl::run

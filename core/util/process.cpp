@@ -34,6 +34,7 @@ public:
   Fd& operator=(const Fd&) = delete;
   ~Fd() { reset(); }
   int get() const { return m_fd; }
+  void release() { m_fd = -1; }
   void reset(int fd = -1)
   {
     if (m_fd >= 0) {
@@ -91,7 +92,8 @@ void install(int fd, int target)
 
 // The child between fork and exec: async-signal-safe calls only (zl may have threads).
 [[noreturn]] void exec_child(const SpawnSpec& spec, pid_t parent, const char* path, char* const* argv,
-                             char* const* envp, int out_fd, int err_fd, int status_fd)
+                             char* const* envp, int out_fd, int err_fd, int status_fd, const int* pass_fds,
+                             size_t n_pass)
 {
   if (spec.new_process_group) {
     ::setpgid(0, 0);
@@ -106,6 +108,17 @@ void install(int fd, int target)
   install(err_fd, STDERR_FILENO);
   if (null_fd >= 0) {
     install(null_fd, STDIN_FILENO);
+  }
+  // Descriptors 3, 4, … may be taken by the very ones to install there: lift everything above
+  // first, then place each.
+  constexpr int k_high = 64;
+  int lifted[8];
+  status_fd = ::fcntl(status_fd, F_DUPFD_CLOEXEC, k_high);
+  for (size_t i = 0; i < n_pass; ++i) {
+    lifted[i] = ::fcntl(pass_fds[i], F_DUPFD_CLOEXEC, k_high);
+  }
+  for (size_t i = 0; i < n_pass; ++i) {
+    install(lifted[i], static_cast<int>(3 + i));
   }
   int error = 0;
   if (!spec.cwd.empty() && ::chdir(spec.cwd.c_str()) != 0) {
@@ -172,11 +185,13 @@ int stop_count(const SpawnSpec& spec)
 
 } // namespace
 
-ProcessResult run(const SpawnSpec& spec, const std::function<void(std::string_view)>& on_stdout,
-                  const std::function<void(std::string_view)>& on_stderr)
+Started start(const SpawnSpec& spec, const std::vector<int>& pass_fds)
 {
   if (spec.argv.empty()) {
     throw SpawnFailure{EINVAL, "empty command line"};
+  }
+  if (pass_fds.size() > 8) {
+    throw SpawnFailure{EINVAL, "more than 8 descriptors to pass"};
   }
   const auto path = find_program(spec.argv[0]);
   if (!path) {
@@ -198,7 +213,7 @@ ProcessResult run(const SpawnSpec& spec, const std::function<void(std::string_vi
   }
   if (pid == 0) {
     exec_child(spec, parent, path->c_str(), argv.data(), spec.env ? envp.data() : environ, out_write.get(),
-               err_write.get(), status_write.get());
+               err_write.get(), status_write.get(), pass_fds.data(), pass_fds.size());
   }
   if (spec.new_process_group) {
     ::setpgid(pid, pid); // also here, so no signal to the group can come before the child's own call
@@ -219,7 +234,18 @@ ProcessResult run(const SpawnSpec& spec, const std::function<void(std::string_vi
   if (spec.on_spawn) {
     spec.on_spawn(pid);
   }
+  Started started{pid, out_read.get(), err_read.get()};
+  out_read.release();
+  err_read.release();
+  return started;
+}
 
+ProcessResult run(const SpawnSpec& spec, const std::function<void(std::string_view)>& on_stdout,
+                  const std::function<void(std::string_view)>& on_stderr)
+{
+  const auto started = start(spec);
+  const pid_t pid = started.pid;
+  Fd out_read(started.out_fd), err_read(started.err_fd);
   Pipes pipes(out_read.get(), err_read.get(), on_stdout, on_stderr);
   const auto target = spec.new_process_group ? -pid : pid;
   const auto deadline = spec.timeout ? Clock::now() + *spec.timeout : Clock::time_point::max();

@@ -70,6 +70,20 @@ struct SpawnFailure
 ProcessResult run(const SpawnSpec& spec, const std::function<void(std::string_view)>& on_stdout,
                   const std::function<void(std::string_view)>& on_stderr = {});
 
+// A program start() left running: the caller waits for it and reads its output.
+struct Started
+{
+  int pid = -1;
+  int out_fd = -1; // read ends of its standard output and error; the caller closes them
+  int err_fd = -1;
+};
+
+// Starts spec without waiting, for a caller that talks to a long-lived program itself (a warm
+// worker): pass_fds (at most 8) become its descriptors 3, 4, …; its standard input is
+// /dev/null. spec.timeout, signals and end_leftovers are the caller's to handle. Throws
+// SpawnFailure when the program cannot be started.
+Started start(const SpawnSpec& spec, const std::vector<int>& pass_fds = {});
+
 // Finds a program on PATH the way execvp would; nullopt when absent.
 std::optional<std::string> find_program(std::string_view name);
 

@@ -147,6 +147,26 @@ TEST_CASE("zl::results::compare_caliber: the arguments after --")
   CHECK(compare_caliber(with("--x=a,b"), with("--x=a,b")).empty()); // commas do not split the value
 }
 
+TEST_CASE("zl::results::compare_caliber: the executor")
+{
+  const std::string log = table("abs", "torch.float16", {{s64, 1, 1}});
+  auto by = [&](const std::string& executor) {
+    auto runs = one(log);
+    runs[0].info.executor = executor;
+    return runs;
+  };
+  CHECK(compare_caliber(by("warm"), by("warm")).empty());
+  CHECK(compare_caliber(one(log), by("process")).empty()); // a run that does not say was a fresh process
+  auto diffs = compare_caliber(by("process"), by("warm"));
+  REQUIRE(diffs.size() == 1);
+  CHECK(diffs[0].field == "executor");
+  CHECK(diffs[0].a == "process");
+  CHECK(diffs[0].b == "warm");
+  auto mixed = by("warm");
+  mixed.push_back(run_of(log, {"cuda", "core", "graph", "kernel", "shared"})); // executor: process
+  CHECK(compare_caliber(mixed, mixed).size() == 1);
+}
+
 TEST_CASE("zl::results::compare: rounds give U-test verdicts")
 {
   const auto base = rounds({1.00, 1.01, 0.99, 1.02, 0.98});

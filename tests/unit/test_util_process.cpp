@@ -6,6 +6,7 @@
 #include <csignal>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 using namespace zl::util;
 
@@ -139,4 +140,23 @@ TEST_CASE("zl::util::signal_name")
   CHECK(signal_name(SIGSEGV) == "SIGSEGV");
   CHECK(signal_name(SIGKILL) == "SIGKILL");
   CHECK(signal_name(1000) == "signal 1000");
+}
+
+TEST_CASE("zl::util::start")
+{
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  SpawnSpec spec;
+  spec.argv = {"sh", "-c", "echo passed >&3; echo out"};
+  const auto s = start(spec, {fds[1]});
+  ::close(fds[1]);
+  char buf[64] = {};
+  CHECK(::read(fds[0], buf, sizeof buf - 1) == 7);
+  CHECK(std::string(buf) == "passed\n");
+  int status = 0;
+  CHECK(::waitpid(s.pid, &status, 0) == s.pid);
+  CHECK(WEXITSTATUS(status) == 0);
+  std::string out(16, '\0');
+  CHECK(::read(s.out_fd, out.data(), out.size()) == 4);
+  ::close(fds[0]), ::close(s.out_fd), ::close(s.err_fd);
 }

@@ -1,0 +1,173 @@
+"""zl's warm worker (`zl batch --executor warm`): one long-lived Python per device that pays
+the imports once (pytest, the backend's torch module, flag_gems) and then runs op after op,
+each in its own `pytest.main` session. Not a pytest plugin: zl starts it as
+`python -m zl_worker` with this folder on PYTHONPATH, already pinned to its device.
+
+Why pytest.main in-process and not a fork of a pre-imported parent: `import flag_gems`
+initializes CUDA in the importing process, and a CUDA context does not survive fork, so a fork
+server could only stop at torch and triton and would pay flag_gems' import (most of the cost)
+per op. In-process keeps everything imported; its isolation is what this module resets per op
+(environment, working folder, sys.path, sys.argv, the modules the op imported) and what zl
+records (the worker's pid and how many ops it ran before, in run_identity.json). A worker that
+dies takes only its current op with it: zl records that op as crashed and starts a new worker.
+
+Protocol, one JSON object per line over two pipes named by ZL_WORKER_FDS="IN,OUT" (never
+stdout or stderr: those carry the ops' output, which zl routes to the op's run.log and log):
+  worker -> zl, once imported: {"ready": true, "pid": N, "preloaded": [...], "failed": {name: error}}
+  zl -> worker, per op:        {"args": [pytest args], "env": {NAME: VALUE}, "cwd": DIR}
+  worker -> zl, per op:        {"exit": pytest's exit status}
+End of input: the worker exits 0. ZL_WORKER_PRELOAD is the comma list of modules to import
+after pytest; one that fails to import is reported in "failed", never fatal.
+"""
+import faulthandler
+import importlib
+import json
+import os
+import signal
+import sys
+import sysconfig
+import traceback
+
+
+def _preload(names):
+    import pytest  # noqa: F401  (the import is the point)
+    import _pytest.config
+
+    # pytest imports its built-in plugins per session; importing them now keeps them warm.
+    for name in getattr(_pytest.config, "default_plugins", ()):
+        try:
+            importlib.import_module("_pytest." + name)
+        except Exception:  # a plugin this pytest lacks: it is imported per session then
+            pass
+    loaded, failed = [], {}
+    for name in names:
+        try:
+            importlib.import_module(name)
+            loaded.append(name)
+        except BaseException as e:  # noqa: B036 an import may raise anything, even SystemExit
+            failed[name] = "{}: {}".format(type(e).__name__, e)
+    return loaded, failed
+
+
+def _library_dirs():
+    """Where the interpreter's own and installed libraries live: modules from there are kept
+    once imported (an extension module cannot be imported twice in one process)."""
+    dirs = set()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            dirs.add(os.path.realpath(path) + os.sep)
+    return tuple(dirs)
+
+
+class Worker:
+    def __init__(self, preload):
+        start_path = os.environ.get("PYTHONPATH", "")
+        self.loaded, self.failed = _preload(preload)
+        # sys.path as `python -m pytest` has it, less the folder and PYTHONPATH zl started us with.
+        own = {os.path.realpath(p) for p in start_path.split(os.pathsep) if p}
+        own.add(os.path.realpath(sys.path[0] or os.getcwd()))
+        self.base_path = [p for p in sys.path[1:] if os.path.realpath(p) not in own]
+        self.baseline = set(sys.modules)
+        self.preloaded_roots = {name.split(".")[0] for name in self.baseline}
+        self.library_dirs = _library_dirs()
+
+    def run(self, request):
+        args, env, cwd = list(request["args"]), dict(request["env"]), request["cwd"]
+        saved_env, saved_cwd = dict(os.environ), os.getcwd()
+        saved_path, saved_argv = list(sys.path), list(sys.argv)
+        _flush()
+        try:
+            os.environ.clear()
+            os.environ.update(env)
+            os.chdir(cwd)
+            # A fresh `python -m pytest` in cwd: the folder first, then PYTHONPATH, then the rest.
+            extra = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+            sys.path[:] = [cwd] + extra + self.base_path
+            sys.argv = [sys.argv[0]] + args
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            return _pytest_main(args)
+        finally:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            _flush()
+            os.environ.clear()
+            os.environ.update(saved_env)
+            os.chdir(saved_cwd)
+            sys.path[:] = saved_path
+            sys.argv = saved_argv
+            self._forget_modules()
+
+    def _forget_modules(self):
+        """Drops what the op imported (its benchmark modules, conftest, zl's plugins), so the
+        next op imports them afresh; keeps packages preloaded whole and the libraries of the
+        interpreter's own folders."""
+        for name in [n for n in sys.modules if n not in self.baseline]:
+            if name.split(".")[0] in self.preloaded_roots:
+                continue
+            path = getattr(sys.modules.get(name), "__file__", None) or ""
+            if path and os.path.realpath(path).startswith(self.library_dirs):
+                continue
+            del sys.modules[name]
+        importlib.invalidate_caches()
+
+
+def _pytest_main(args):
+    import pytest
+
+    try:
+        return int(pytest.main(args))
+    except SystemExit as e:  # what `python -m pytest` would exit with
+        if e.code is None or isinstance(e.code, int):
+            return e.code or 0
+        print(e.code, file=sys.stderr)
+        return 1
+    except BaseException:  # noqa: B036 as an uncaught exception ends `python -m pytest`
+        traceback.print_exc()
+        return 1
+
+
+def _flush():
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+
+
+def serve(in_fd, out_fd, preload):
+    # Ctrl-C reaches the worker only through zl (its own process group), and only during an op.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A segfault prints the Python stack: zl quotes what a dead worker last printed.
+    faulthandler.enable()
+    for fd in (in_fd, out_fd):  # not for what the benchmark starts: a child must not hold them open
+        os.set_inheritable(fd, False)
+    requests = os.fdopen(in_fd, "r", encoding="utf-8")
+    replies = os.fdopen(out_fd, "w", encoding="utf-8")
+
+    def reply(obj):
+        replies.write(json.dumps(obj) + "\n")
+        replies.flush()
+
+    worker = Worker(preload)
+    reply({"ready": True, "pid": os.getpid(), "preloaded": worker.loaded, "failed": worker.failed})
+    for line in requests:
+        if line.strip():
+            reply({"exit": worker.run(json.loads(line))})
+    return 0
+
+
+def main():
+    try:
+        in_fd, out_fd = (int(x) for x in os.environ["ZL_WORKER_FDS"].split(","))
+    except (KeyError, ValueError):
+        print("zl_worker: ZL_WORKER_FDS must name the request and reply descriptors (IN,OUT); "
+              "zl starts this module itself", file=sys.stderr)
+        return 2
+    preload = [m for m in os.environ.get("ZL_WORKER_PRELOAD", "").split(",") if m]
+    for name in ("ZL_WORKER_FDS", "ZL_WORKER_PRELOAD"):
+        os.environ.pop(name, None)
+    return serve(in_fd, out_fd, preload)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,131 @@
+"""zl batch --executor warm end to end: real workers, real pytest, the sample corpus and copies
+of it with an op that kills its worker or hangs."""
+import csv
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import SOURCE_DIR, ZL_BIN
+
+CORPUS = SOURCE_DIR / "corpus"
+PYTHON = "/usr/bin/python3"
+OPS = "abs,add,mm,sum"
+
+CRASH = """import os
+import signal
+
+import pytest
+
+
+@pytest.mark.crash
+def test_crash():
+    print("about to crash", flush=True)
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+@pytest.mark.hang
+def test_hang():
+    import time
+    print("hanging", flush=True)
+    time.sleep(120)
+"""
+
+
+def statuses(out):
+    with open(out / "ops_status.csv", newline="") as f:
+        return {row["op"]: row for row in csv.DictReader(f)}
+
+
+def identity(out, op):
+    return json.loads((out / op / "run_identity.json").read_text())
+
+
+@pytest.fixture
+def crash_corpus(tmp_path):
+    """The sample corpus plus benchmark/test_crash.py: `crash` segfaults, `hang` sleeps."""
+    root = tmp_path / "corpus"
+    shutil.copytree(CORPUS, root, ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "benchmark" / "test_crash.py").write_text(CRASH)
+    with open(root / "benchmark" / "core_shapes.yaml", "a") as f:
+        f.write("\ncrash:\n  shapes:\n    - [8]\nhang:\n  shapes:\n    - [8]\n")
+    return root
+
+
+def batch(zl, corpus, out, executor, ops, *extra, rc=None):
+    # Five ops of the corpus take longer than zl.run's minute on a loaded machine.
+    proc = subprocess.run([ZL_BIN, "batch", "--flaggems", str(corpus), "--ops", ops, "--python", PYTHON,
+                           "--out", str(out), "--executor", executor, *extra],
+                          env=zl.env, capture_output=True, text=True, timeout=300)
+    if rc is not None:
+        assert proc.returncode == rc, f"rc={proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    return proc
+
+
+def test_warm_gives_the_same_statuses_and_rows_as_process(zl, tmp_path):
+    seen = {}
+    for executor in ("process", "warm"):
+        out = tmp_path / executor
+        batch(zl, CORPUS, out, executor, OPS, rc=0)
+        seen[executor] = {op: (row["status"], row["rows"], row["timer"]) for op, row in statuses(out).items()}
+        assert json.loads((out / "campaign.json").read_text())["caliber"]["executor"] == executor
+    assert seen["warm"] == seen["process"]
+    assert all(status == "ok" for status, _, _ in seen["warm"].values())
+
+
+def test_identities_carry_the_executor_the_worker_and_its_count(zl, tmp_path):
+    out = tmp_path / "warm"
+    batch(zl, CORPUS, out, "warm", OPS, rc=0)
+    ids = [identity(out, op)["executor"] for op in OPS.split(",")]
+    assert {i["name"] for i in ids} == {"warm"}
+    assert len({i["pid"] for i in ids}) == 1  # one device, one worker
+    assert sorted(i["ops_before"] for i in ids) == [0, 1, 2, 3]
+    process = tmp_path / "process"
+    batch(zl, CORPUS, process, "process", "abs", rc=0)
+    ex = identity(process, "abs")["executor"]
+    assert ex["name"] == "process" and ex["ops_before"] == 0 and ex["pid"] > 0
+
+
+@pytest.mark.parametrize("executor", ["process", "warm"])
+def test_one_op_of_five_crashes_four_are_ok(zl, tmp_path, crash_corpus, executor):
+    out = tmp_path / executor
+    batch(zl, crash_corpus, out, executor, "abs,crash,add,mm,sum", rc=1)
+    rows = statuses(out)
+    assert {op: row["status"] for op, row in rows.items()} == {
+        "abs": "ok", "crash": "crashed", "add": "ok", "mm": "ok", "sum": "ok"}
+    assert all(int(rows[op]["rows"]) > 0 for op in ("abs", "add", "mm", "sum"))
+    crashed = identity(out, "crash")
+    assert crashed["status"] == "crashed" and crashed["exit_code"] == 14
+    if executor == "warm":
+        assert "SIGSEGV" in crashed["error"] and "about to crash" in crashed["error"]
+        pids = {op: identity(out, op)["executor"]["pid"] for op in rows}
+        # the crash took its worker; the op after it ran on a fresh one
+        assert pids["crash"] not in {pids[op] for op in ("add", "mm", "sum")}
+
+
+def test_a_hanging_op_is_stopped_and_the_next_runs_on_a_fresh_worker(zl, tmp_path, crash_corpus):
+    out = tmp_path / "warm"
+    batch(zl, crash_corpus, out, "warm", "hang,abs", "--timeout-per-op", "15", rc=1)
+    rows = statuses(out)
+    assert rows["hang"]["status"] == "timeout" and float(rows["hang"]["duration_s"]) < 40
+    assert rows["abs"]["status"] == "ok"
+    hang, abs_ = identity(out, "hang"), identity(out, "abs")
+    assert hang["status"] == "interrupted"
+    assert abs_["executor"]["pid"] != hang["executor"]["pid"] and abs_["executor"]["ops_before"] == 0
+
+
+def test_warm_refuses_an_isolated_tuner_cache(zl, tmp_path):
+    proc = batch(zl, CORPUS, tmp_path / "out", "warm", "abs", "--isolate-tuner-cache")
+    assert proc.returncode == 2
+    assert "--executor process" in proc.stderr
+
+
+def test_summary_ab_refuses_process_against_warm_unless_forced(zl, tmp_path):
+    for executor in ("process", "warm"):
+        batch(zl, CORPUS, tmp_path / executor, executor, "abs", rc=0)
+    a, b = str(tmp_path / "process" / "abs"), str(tmp_path / "warm" / "abs")
+    refused = zl.run("summary", "--ab", a, b)
+    assert refused.returncode != 0 and "executor" in refused.stderr
+    forced = zl.run("summary", "--ab", a, b, "--force")
+    assert forced.returncode == 0, forced.stderr
