@@ -24,7 +24,7 @@ t() { # label, command...: wall seconds of one command
   local s=$(date +%s.%N)
   "$@" > $R/$label.out 2>&1
   local rc=$?
-  echo "$label rc=$rc wall=$(echo "$(date +%s.%N) - $s" | bc) s" >> $S
+  echo "$label rc=$rc wall=$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}') s" >> $S
 }
 plain() { # mode, label
   local files=() marks=()
