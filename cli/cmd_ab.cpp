@@ -4,10 +4,10 @@
 #include "ab/axis.hpp"
 #include "ab/rounds.hpp"
 #include "batch/folder.hpp"
-#include "results/ab.hpp"
-#include "results/format.hpp"
-#include "results/sources.hpp"
-#include "results/summary.hpp"
+#include "results/compare/ab.hpp"
+#include "results/compare/summary.hpp"
+#include "results/parse/sources.hpp"
+#include "results/report/format.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/json.hpp"
@@ -163,24 +163,24 @@ int cmd_ab(Context& ctx, const Args& args)
   util::write_file_atomic(spec.out_dir + "/ab.json", j.text());
 
   const auto compare = [&](const std::string& a, const std::string& b) {
-    const auto runs_a = results::load_all(results::discover(a));
-    const auto runs_b = results::load_all(results::discover(b));
-    results::AbView view;
+    const auto runs_a = results::parse::load_all(results::parse::discover(a));
+    const auto runs_b = results::parse::load_all(results::parse::discover(b));
+    results::report::AbView view;
     view.a_path = a;
     view.b_path = b;
     auto caliber = [](const std::vector<results::Run>& side) {
       std::set<std::string> all;
       for (const auto& r : side) {
-        all.insert(results::describe(r.info.caliber));
+        all.insert(results::compare::describe(r.info.caliber));
       }
       return util::join(std::vector<std::string>(all.begin(), all.end()), " | ");
     };
     view.a_caliber = caliber(runs_a) + fmt::format("; {}={}", spec.axis, values[0]);
     view.b_caliber = caliber(runs_b) + fmt::format("; {}={}", spec.axis, values[1]);
     view.forced = true; // both sides differ by the axis alone; calibers are printed, not refused
-    const auto r = results::compare(runs_a, runs_b, view.options);
+    const auto r = results::compare::compare(runs_a, runs_b, view.options);
     std::string out = forced && !probe.live ? banner(spec.axis) : std::string();
-    return out + results::format_ab(r, view, results::Format::text);
+    return out + results::report::format_ab(r, view, results::report::Format::text);
   };
   for (int round = 1; round <= rounds; ++round) {
     const auto a = fmt::format("{}/A/round-{}", spec.out_dir, round);

@@ -5,7 +5,7 @@
 #include "batch/campaign.hpp"
 #include "batch/folder.hpp"
 #include "devices/select.hpp"
-#include "results/store.hpp"
+#include "results/store/store.hpp"
 #include "run/preflight.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -170,7 +170,7 @@ int cmd_batch(Context& ctx, const Args& args)
   spec.run_args = batch::run_args(caliber);
   spec.timeout_per_op = timeout;
   const auto csv = spec.out_dir + "/ops_status.csv";
-  std::optional<results::Store> shared; // a bad --db is refused before the campaign folder is made
+  std::optional<results::store::Store> shared; // a bad --db is refused before the campaign folder is made
   if (vm->count("db")) {
     shared.emplace(util::absolute(value("db")));
   }

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace zl::results {
+namespace zl::results::store {
 class Store;
 }
 
@@ -49,7 +49,7 @@ std::vector<std::string> all_ops(const std::string& flaggems_dir);
 // Runs every op of statuses whose status is not ok, writing ops_status.csv after each and
 // ingesting each run folder into store. SIGINT/SIGTERM: nothing new starts, running ops are
 // stopped and recorded as interrupted, exit 130.
-CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& statuses, results::Store& store,
+CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& statuses, results::store::Store& store,
                              const std::function<std::optional<double>(const std::string&)>& expected);
 
 } // namespace zl::batch
