@@ -1,5 +1,6 @@
 #include "sweep/workers.hpp"
 
+#include "results/parse/marker_format.hpp"
 #include "run/identity.hpp"
 #include "sweep/shards.hpp"
 #include "util/error.hpp"
@@ -49,7 +50,7 @@ std::mutex g_out;
 void say(const std::string& name, const std::vector<std::pair<std::string, std::string>>& fields)
 {
   const std::lock_guard<std::mutex> lock(g_out);
-  std::cout << util::marker_line(name, fields) << std::endl;
+  std::cout << results::parse::marker_line(name, fields) << std::endl;
 }
 
 } // namespace
