@@ -20,7 +20,7 @@ struct TableRow
   double torch_ms = 0, gems_ms = 0; // gems_ms 0: a FAILED row
 };
 
-// One table in FlagGems' no-TFLOPS format (reference/flaggems.md §3.1).
+// One table in FlagGems' no-TFLOPS format (docs/flaggems-facts.md §1).
 inline std::string table(const std::string& op, const std::string& dtype, const std::vector<TableRow>& rows,
                          const std::string& level = "core")
 {

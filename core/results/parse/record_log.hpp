@@ -1,4 +1,4 @@
-// FlagGems' record log (--record log, reference/flaggems.md §3.2): one JSON object per
+// FlagGems' record log (--record log, docs/flaggems-facts.md §3): one JSON object per
 // operator and dtype on a line "[INFO] {…}", with the same rows as the text table at full
 // precision.
 #pragma once

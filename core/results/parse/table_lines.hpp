@@ -1,4 +1,4 @@
-// The grammar of single lines of FlagGems' text output (reference/flaggems.md §3.1), one
+// The grammar of single lines of FlagGems' text output (docs/flaggems-facts.md §1), one
 // function per kind of line; table_parser.hpp puts them together.
 #pragma once
 

@@ -1,4 +1,4 @@
-// FlagGems' text output (reference/flaggems.md §3.1): the per-operator tables, FlagGems' red
+// FlagGems' text output (docs/flaggems-facts.md §1, §2): the per-operator tables, FlagGems' red
 // FAILED line, pytest's FAILED summary lines, and zl's marker lines around them.
 #pragma once
 
