@@ -79,11 +79,6 @@ zl_backend_descriptor make_descriptor()
   return d;
 }
 
-const zl_backend_descriptor k_descriptor = make_descriptor();
-
 } // namespace
 
-extern "C" ZL_BACKEND_EXPORT const zl_backend_descriptor* zl_backend_get_descriptor(void)
-{
-  return &k_descriptor;
-}
+ZL_BACKEND_ENTRY(make_descriptor())

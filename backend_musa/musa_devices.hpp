@@ -4,7 +4,7 @@
 #pragma once
 
 #include <zl/backend_sdk.hpp>
-#include <zl/backend_sdk_visibility.hpp>
+#include <zl/sdk/visibility.hpp>
 
 #include <cstdint>
 #include <string>

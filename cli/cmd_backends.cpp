@@ -2,7 +2,7 @@
 // with its reason, never left out.
 #include "output.hpp"
 
-#include "util/string.hpp"
+#include "loader/fields.hpp"
 
 #include <fmt/format.h>
 
@@ -12,10 +12,7 @@ namespace zl::cli {
 
 namespace {
 
-std::string dash(const std::string& s)
-{
-  return s.empty() ? "-" : s;
-}
+using B = loader::BackendField;
 
 void print_json(const loader::Registry& registry)
 {
@@ -35,18 +32,18 @@ void print_json(const loader::Registry& registry)
   json.key("backends");
   w.StartArray();
   for (const auto& m : registry.modules()) {
-    const bool loaded = m.state == loader::ModuleState::loaded;
     w.StartObject();
-    json.field("name", m.name());
-    json.strings("aliases", m.aliases());
-    json.field("state", loader::to_string(m.state));
-    json.field("path", m.path);
-    json.field("origin", m.folder_origin);
-    json.field("version", loaded ? m.desc.version : "");
-    json.field("abi", m.abi_version());
-    json.field("description", loaded ? m.desc.description : "");
-    json.strings("capabilities", loaded ? loader::capability_names(m.desc.capabilities) : std::vector<std::string>{});
-    json.field("error", m.error);
+    loader::to_json(json, {&m, ""},
+                    {B::name,
+                     B::aliases,
+                     B::state,
+                     {B::module, "path"},
+                     B::origin,
+                     B::version,
+                     B::abi,
+                     B::description,
+                     B::capabilities,
+                     B::error});
     w.EndObject();
   }
   w.EndArray();
@@ -69,16 +66,15 @@ int cmd_backends(Context& ctx, const Args& args)
     print_json(registry);
     return 0;
   }
+  const std::vector<B> columns = {B::name, B::aliases, B::version, B::abi, B::state, B::module};
   std::vector<std::vector<std::string>> rows;
   for (const auto& m : registry.modules()) {
-    const bool loaded = m.state == loader::ModuleState::loaded;
-    rows.push_back({m.name(), dash(util::join(m.aliases(), ",")), loaded ? m.desc.version : "-", dash(m.abi_version()),
-                    loader::to_string(m.state), m.path});
+    rows.push_back(loader::text_row(m, columns));
   }
   if (rows.empty()) {
     std::cout << "no backend modules found\n";
   } else {
-    print_table(std::cout, {"NAME", "ALIASES", "VERSION", "ABI", "STATE", "PATH"}, rows);
+    print_table(std::cout, loader::text_header(columns), rows);
   }
   for (const auto& m : registry.modules()) {
     if (m.state != loader::ModuleState::loaded) {

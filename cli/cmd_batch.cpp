@@ -5,13 +5,13 @@
 #include "batch/campaign.hpp"
 #include "batch/folder.hpp"
 #include "devices/select.hpp"
+#include "exec/factory.hpp"
 #include "results/store/store.hpp"
 #include "run/preflight.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/string.hpp"
 
-#include <boost/filesystem.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,14 +24,12 @@ namespace zl::cli {
 
 namespace {
 
-namespace fs = boost::filesystem;
-
 // clang-format off
 constexpr const char* k_usage =
   "zl [--backend NAME] batch --flaggems DIR (--ops a,b,c | --ops-file FILE | --all)\n"
   "        [--devices 0,1|UUID,...|all] [--gpus ...] [--out DIR] [--resume [--force]] [--timeout-per-op S]\n"
   "        [--level ...] [--mode ...] [--dtypes ...] [--timer ...] [--shape-file F | --shape-mode upstream]\n"
-  "        [--replay-from DIR] [--isolate-tuner-cache] [--python PATH]\n\n"
+  "        [--replay-from DIR] [--isolate-tuner-cache] [--python PATH] [--executor NAME]\n\n"
   "Runs each op as its own `zl run` (the same code path), one op per device at a time, each pinned\n"
   "with the backend's visibility variable; longest expected first, from durations already in the\n"
   "campaign's results store. After each op, ops_status.csv is rewritten atomically and the run\n"
@@ -50,7 +48,9 @@ constexpr const char* k_usage =
   "difference is refused. A campaign of an earlier zl (no campaign.json) also needs --force.\n"
   "--resume re-runs only the ops whose status is not ok; an op's earlier folder is kept as\n"
   "<op>.attempt-N. Ctrl-C (or SIGTERM) starts nothing new, interrupts the running ops and exits 130.\n"
-  "--timeout-per-op: a finite number of seconds, at least 1 (default: no limit).\n\n"
+  "--timeout-per-op: a finite number of seconds, at least 1 (default: no limit).\n"
+  "--executor: how each op is carried out; process (the default) starts a fresh `zl run` per op.\n"
+  "It is part of the caliber: --resume with another executor is refused.\n\n"
   "Statuses: ok, failed, preflight_failed, no_rows, timeout, interrupted, crashed; pending for an op\n"
   "never started. Exit status: 0 every op ok, 1 some op not ok, 2 usage, 3 preflight, 130 interrupted.\n\n"
   "Examples:\n"
@@ -67,7 +67,8 @@ int cmd_batch(Context& ctx, const Args& args)
   po::options_description desc("Options");
   // clang-format off
   desc.add_options()
-    ("flaggems", po::value<std::string>(), "FlagGems checkout (else FLAGGEMS_DIR)")
+    ("flaggems", po::value<std::string>(), "FlagGems checkout (else FLAGGEMS_DIR, else the working folder if it "
+                                           "holds benchmark/conftest.py)")
     ("ops", po::value<std::string>(), "comma list of ops")
     ("ops-file", po::value<std::string>(), "one op per line; # starts a comment")
     ("all", "every benchmark/test_<op>.py")
@@ -90,7 +91,9 @@ int cmd_batch(Context& ctx, const Args& args)
     ("shape-mode", po::value<std::string>(), "forwarded to zl run")
     ("replay-from", po::value<std::string>(), "forwarded to zl run")
     ("isolate-tuner-cache", "forwarded to zl run")
-    ("python", po::value<std::string>(), "forwarded to zl run");
+    ("python", po::value<std::string>(), "forwarded to zl run")
+    ("executor", po::value<std::string>()->default_value(exec::k_default_executor),
+                 fmt::format("how each op is carried out: {}", util::join(exec::executor_names(), ", ")).c_str());
   // clang-format on
   const auto vm = parse_options("batch", k_usage, desc, args);
   if (!vm) {
@@ -101,16 +104,15 @@ int cmd_batch(Context& ctx, const Args& args)
   if (sources != 1) {
     throw Error("say which ops: exactly one of --ops, --ops-file and --all");
   }
-  std::string flaggems = value("flaggems");
-  if (flaggems.empty() && std::getenv("FLAGGEMS_DIR") != nullptr) {
-    flaggems = std::getenv("FLAGGEMS_DIR");
-  }
   if (vm->count("devices") && vm->count("gpus")) {
     throw Error("--gpus is another name for --devices: give one of them");
   }
   auto given = [&](const char* name) {
     return vm->count(name) ? std::optional<std::string>(value(name)) : std::nullopt;
   };
+  run::Request where; // the FlagGems folder, found as zl run finds it
+  run::locate_flaggems(where, given("flaggems"));
+  const auto& flaggems = where.flaggems_dir;
   batch::CaliberOptions options;
   options.flaggems_dir = flaggems;
   options.level = given("level");
@@ -122,6 +124,7 @@ int cmd_batch(Context& ctx, const Args& args)
   options.replay_from = given("replay-from");
   options.python = given("python");
   options.isolate_tuner_cache = vm->count("isolate-tuner-cache") > 0;
+  options.executor = value("executor");
   // Checked here, once, before any op starts or anything is written.
   auto caliber = batch::resolve_caliber(options);
   std::optional<double> timeout;
@@ -129,8 +132,8 @@ int cmd_batch(Context& ctx, const Args& args)
     timeout = batch::parse_timeout_per_op(value("timeout-per-op"));
   }
   try {
-    run::preflight(
-        {flaggems, "--flaggems", "benchmark/conftest.py", "the FlagGems folder's conftest", "", "", caliber.python});
+    run::preflight({flaggems, where.flaggems_dir_from, "benchmark/conftest.py", "the FlagGems folder's conftest", "",
+                    "", caliber.python});
   } catch (const run::PreflightError& e) {
     std::cout << e.marker() << std::endl;
     std::cerr << "zl: preflight failed: " << e.what() << "\n";
@@ -153,11 +156,6 @@ int cmd_batch(Context& ctx, const Args& args)
   caliber.backend = backend.name();
 
   batch::CampaignSpec spec;
-  spec.zl_binary = fs::read_symlink("/proc/self/exe").string();
-  spec.global_args = {"--backend", backend.name()};
-  for (const auto& p : ctx.backend_paths) {
-    spec.global_args.insert(spec.global_args.end(), {"--backend-path", util::absolute(p)});
-  }
   spec.backend = backend.name();
   spec.out_dir = batch::campaign_folder(given("out"), backend.name());
   batch::check_out_path(spec.out_dir, vm->count("resume") > 0);
@@ -166,8 +164,7 @@ int cmd_batch(Context& ctx, const Args& args)
                                       : vm->count("devices") ? std::optional(value("devices"))
                                                              : std::nullopt,
                                       vm->count("gpus") ? "--gpus" : "--devices");
-  spec.level = caliber.level;
-  spec.run_args = batch::run_args(caliber);
+  spec.request = batch::base_request(caliber);
   spec.timeout_per_op = timeout;
   const auto csv = spec.out_dir + "/ops_status.csv";
   std::optional<results::store::Store> shared; // a bad --db is refused before the campaign folder is made
@@ -176,6 +173,9 @@ int cmd_batch(Context& ctx, const Args& args)
   }
   auto campaign = batch::open_campaign({spec.out_dir, vm->count("resume") > 0, vm->count("force") > 0, caliber});
   spec.lock = campaign.lock.get();
+  const auto executor =
+      exec::make_executor(caliber.executor, {exec::this_zl(backend.name(), ctx.backend_paths), &backend, spec.devices});
+  spec.executor = executor.get();
   auto& statuses = campaign.statuses;
   if (!shared) {
     shared.emplace(spec.out_dir + "/results.sqlite");

@@ -1,8 +1,8 @@
 // zl devices: the selected backend's devices, by physical index and UUID.
 #include "output.hpp"
 
+#include "loader/fields.hpp"
 #include "util/error.hpp"
-#include "util/string.hpp"
 
 #include <fmt/format.h>
 
@@ -18,6 +18,8 @@ constexpr const char* k_usage =
     "visibility mask (the backend's visibility variable, set by Slurm, a container runtime or a device\n"
     "plugin), the backend reads it as its runtime would and zl uses only the devices it leaves visible:\n"
     "the list says which, and the value zl would set to pin each one without widening the mask.";
+
+using D = loader::DeviceField;
 
 } // namespace
 
@@ -40,28 +42,18 @@ int cmd_devices(Context& ctx, const Args& args)
     util::JsonWriter json;
     auto& w = json.w();
     w.StartObject();
-    json.field("backend", module.name());
-    json.field("selected_by", selection.how);
-    json.field("module", module.path);
+    using B = loader::BackendField;
+    loader::to_json(json, selection, {{B::name, "backend"}, B::selected_by, B::module});
     json.field("source", e.source);
     json.field("reason", e.devices.empty() ? e.reason : "");
-    json.field("visibility_var", module.desc.visibility_var);
+    loader::to_json(json, selection, {B::visibility_var});
     json.nullable("inherited_mask", e.masked ? e.mask : "");
     json.nullable("mask_note", e.mask_note);
     json.key("devices");
     w.StartArray();
     for (const auto& d : e.devices) {
       w.StartObject();
-      json.key("index");
-      w.Uint(d.index);
-      json.field("uuid", d.uuid);
-      json.field("name", d.name);
-      json.key("memory_bytes");
-      w.Uint64(d.memory_bytes);
-      json.field("visibility_id", d.visibility_id);
-      json.key("visible");
-      w.Bool(d.visible);
-      json.nullable("pin", d.visible ? d.pin : "");
+      loader::to_json(json, d, {D::index, D::uuid, D::name, D::memory_bytes, D::visibility_id, D::visible, D::pin});
       w.EndObject();
     }
     w.EndArray();
@@ -73,13 +65,15 @@ int cmd_devices(Context& ctx, const Args& args)
     std::cout << fmt::format("backend {}: no devices, because {}\n", module.name(), e.reason);
     return 0;
   }
+  // VISIBLE only where a mask hides some
+  std::vector<D> columns = {D::index, D::uuid, D::name, D::memory_bytes};
+  if (e.masked) {
+    columns.push_back(D::visible);
+  }
   std::vector<std::vector<std::string>> rows;
   size_t visible = 0;
   for (const auto& d : e.devices) {
-    rows.push_back({std::to_string(d.index), d.uuid, d.name, util::format_bytes(d.memory_bytes)});
-    if (e.masked) {
-      rows.back().push_back(d.visible ? "yes (pin " + d.pin + ")" : "no");
-    }
+    rows.push_back(loader::text_row(d, columns));
     visible += d.visible ? 1 : 0;
   }
   std::cout << fmt::format("backend {} ({} devices via {})\n", module.name(), e.devices.size(), e.source);
@@ -89,10 +83,8 @@ int cmd_devices(Context& ctx, const Args& args)
     if (!e.mask_note.empty()) {
       std::cout << fmt::format("note: {}\n", e.mask_note);
     }
-    print_table(std::cout, {"INDEX", "UUID", "NAME", "MEMORY", "VISIBLE"}, rows);
-    return 0;
   }
-  print_table(std::cout, {"INDEX", "UUID", "NAME", "MEMORY"}, rows);
+  print_table(std::cout, loader::text_header(columns), rows);
   return 0;
 }
 

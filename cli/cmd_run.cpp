@@ -69,12 +69,6 @@ Examples:
   zl run --flaggems ~/FlagGems --test-node benchmark/test_abs.py::test_abs -- -x
 )";
 
-std::string env_or(const char* name, const std::string& fallback = "")
-{
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? std::string(v) : fallback;
-}
-
 // Parses run/plan options into a Request; nullopt after --help.
 std::optional<run::Request> parse_request(const std::string& command, const Args& all_args, bool& json)
 {
@@ -115,19 +109,13 @@ std::optional<run::Request> parse_request(const std::string& command, const Args
   if (!vm) {
     return std::nullopt;
   }
-  auto get = [&](const char* option, const char* variable) {
-    return vm->count(option) ? (*vm)[option].as<std::string>() : variable ? env_or(variable) : std::string();
+  auto given = [&](const char* option) {
+    return vm->count(option) ? std::optional((*vm)[option].as<std::string>()) : std::nullopt;
   };
+  auto get = [&](const char* option, const char* variable) { return run::option_or(given(option), variable); };
   json = vm->count("json") > 0;
-  r.flaggems_dir = get("flaggems", nullptr);
-  r.flaggems_dir_from = "--flaggems";
-  if (r.flaggems_dir.empty() && !(r.flaggems_dir = env_or("FLAGGEMS_DIR")).empty()) {
-    r.flaggems_dir_from = "FLAGGEMS_DIR";
-  }
-  if (r.flaggems_dir.empty() && boost::filesystem::exists("benchmark/conftest.py")) {
-    r.flaggems_dir = ".";
-    r.flaggems_dir_from = "the working folder";
-  }
+  run::apply_options(r, {given("flaggems"), given("level"), given("shape-file"), given("shape-mode"),
+                         given("replay-from"), given("python"), vm->count("isolate-tuner-cache") > 0});
   r.op = get("op", "OP");
   r.op_file = get("op-file", "OP_FILE");
   r.test_node = get("test-node", "TEST_NODE");
@@ -135,29 +123,12 @@ std::optional<run::Request> parse_request(const std::string& command, const Args
   if (vm->count("op") || vm->count("op-file") || vm->count("test-node")) {
     r.op = get("op", nullptr), r.op_file = get("op-file", nullptr), r.test_node = get("test-node", nullptr);
   }
-  r.level = get("level", "BENCH_LEVEL");
-  r.level = r.level.empty() ? "core" : r.level;
   r.mode = vm->count("mode") ? (*vm)["mode"].as<std::string>() : "kernel";
   r.dtypes = util::split(get("dtypes", nullptr), ',');
   r.timer = vm->count("timer") ? (*vm)["timer"].as<std::string>() : "auto";
   r.device = get("device", nullptr);
-  r.shape_file = get("shape-file", "SHAPE_FILE");
-  const auto shape_mode = get("shape-mode", "SHAPE_MODE");
-  if (!shape_mode.empty() && shape_mode != "upstream") {
-    throw Error(fmt::format("--shape-mode {} is not accepted; the one mode is upstream (FlagGems' own shapes); "
-                            "for other shapes use --shape-file",
-                            shape_mode));
-  }
-  r.shape_mode_upstream = !shape_mode.empty();
-  if (r.shape_mode_upstream && !vm->count("shape-file")) {
-    r.shape_file.clear(); // SHAPE_MODE=upstream outranks a SHAPE_FILE variable
-  }
-  r.replay_from = get("replay-from", "REPLAY_FROM");
   r.record_autotune = vm->count("record-autotune") > 0;
-  r.isolate_tuner_cache = vm->count("isolate-tuner-cache") > 0 || env_or("ZL_ISOLATE_TUNER_CACHE") == "1";
   r.out_dir = get("out", nullptr);
-  r.python = get("python", "ZL_PYTHON");
-  r.python = r.python.empty() ? "python3" : r.python;
   run::validate(r);
   return r;
 }

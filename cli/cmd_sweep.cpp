@@ -2,15 +2,15 @@
 #include "output.hpp"
 
 #include "run/preflight.hpp"
+#include "run/request.hpp"
 #include "sweep/sweep.hpp"
 #include "util/error.hpp"
 #include "util/string.hpp"
 
-#include <boost/filesystem.hpp>
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <iostream>
+#include <optional>
 
 namespace zl::cli {
 
@@ -45,12 +45,6 @@ Examples:
   zl --backend=cuda run --flaggems ~/FlagGems --op mm --replay-from sweeps/<folder>
 )";
 
-std::string env_or(const char* name)
-{
-  const char* v = std::getenv(name);
-  return v != nullptr ? std::string(v) : std::string();
-}
-
 std::vector<std::string> device_list(const std::string& text)
 {
   std::string normal = text;
@@ -83,19 +77,15 @@ int cmd_sweep(Context& ctx, const Args& args)
   if (!vm) {
     return 0;
   }
-  auto get = [&](const char* option, const char* variable) {
-    return vm->count(option) ? (*vm)[option].as<std::string>() : variable ? env_or(variable) : std::string();
+  auto given = [&](const char* option) {
+    return vm->count(option) ? std::optional((*vm)[option].as<std::string>()) : std::nullopt;
   };
+  auto get = [&](const char* option, const char* variable) { return run::option_or(given(option), variable); };
   sweep::Request r;
-  r.flaggems_dir = get("flaggems", nullptr);
-  r.flaggems_dir_from = "--flaggems";
-  if (r.flaggems_dir.empty() && !(r.flaggems_dir = env_or("FLAGGEMS_DIR")).empty()) {
-    r.flaggems_dir_from = "FLAGGEMS_DIR";
-  }
-  if (r.flaggems_dir.empty() && boost::filesystem::exists("benchmark/conftest.py")) {
-    r.flaggems_dir = ".";
-    r.flaggems_dir_from = "the working folder";
-  }
+  run::Request where;
+  run::locate_flaggems(where, given("flaggems"));
+  r.flaggems_dir = where.flaggems_dir;
+  r.flaggems_dir_from = where.flaggems_dir_from;
   r.op = get("op", "OP");
   if (r.op.empty()) {
     throw Error("say which op to sweep: --op OP (or OP)");
@@ -108,8 +98,7 @@ int cmd_sweep(Context& ctx, const Args& args)
   r.shape_file = get("shape-file", "SHAPE_FILE");
   r.dtypes = util::split(get("dtypes", nullptr), ',');
   r.timer = get("timer", nullptr);
-  r.python = get("python", "ZL_PYTHON");
-  r.python = r.python.empty() ? "python3" : r.python;
+  r.python = run::python_of(given("python"));
   r.resolve_only = vm->count("resolve-only") > 0;
   try {
     if (r.resolve_only) {

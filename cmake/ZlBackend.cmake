@@ -1,10 +1,16 @@
-# zl_add_backend(<name> SOURCES <src>... [LIBRARIES <lib>...] [COMPONENT <component>])
+# zl_add_backend(<name> SOURCES <src>... [DEVICES <src>...] [LIBRARIES <lib>...]
+#                [COMPONENT <component>])
 #
 # Builds libzl_backend_<name>.so: a MODULE that exports only zl_backend_get_descriptor, links
-# nothing of the zl core, and refuses undefined symbols at link time. Used in-tree and, through
-# find_package(zl), by third-party backends. Installs to lib/zl/backends (not the multiarch
-# libdir): zl looks there beside its bin/. The install component (and so the package) is
-# zl-backend-<name> unless COMPONENT names another.
+# nothing of the zl core, and refuses undefined symbols at link time. The same function builds
+# the backends in the zl tree and, through find_package(zl), third-party ones. Installs to
+# lib/zl/backends (not the multiarch libdir): zl looks there beside its bin/. The install
+# component (and so the package) is zl-backend-<name> unless COMPONENT names another.
+#
+# DEVICES: the sources of the enumeration and its parsers, built as the static library
+# zl_<name>_devices that the module links, so unit tests can link them too. It has the backend's
+# folder on its include path, zl::abi and ${CMAKE_DL_LIBS} (zl/sdk/library.hpp uses dlopen).
+# In the zl tree both targets also get zl's compiler settings and warnings.
 #
 # The ABI version is stamped in two places:
 #   - at build time, a generated source checks that the backend_abi.h the module compiles
@@ -38,7 +44,7 @@ if(NOT DEFINED zl_ABI_MAJOR OR NOT DEFINED zl_ABI_MINOR)
 endif()
 
 function(zl_add_backend name)
-  cmake_parse_arguments(ARG "" "COMPONENT" "SOURCES;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(ARG "" "COMPONENT" "SOURCES;DEVICES;LIBRARIES" ${ARGN})
   if(NOT name MATCHES "^[a-z0-9_]+$")
     message(FATAL_ERROR "zl_add_backend: '${name}' is not a backend name ([a-z0-9_]+)")
   endif()
@@ -46,6 +52,11 @@ function(zl_add_backend name)
     message(FATAL_ERROR "zl_add_backend(${name}): no SOURCES")
   endif()
   set(target zl_backend_${name})
+  # zl's own settings and warnings, in the zl tree; a third party brings its own flags.
+  set(settings "")
+  if(TARGET zl_standard_settings)
+    set(settings zl_standard_settings zl_standard_warnings)
+  endif()
 
   # The build-time ABI check, in whichever language the project enables.
   get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
@@ -72,7 +83,16 @@ typedef int zl_backend_abi_checked; /* a translation unit needs a declaration */
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${ZL_BACKEND_OUTPUT_DIR})
   endif()
   target_compile_definitions(${target} PRIVATE ZL_BACKEND_NAME="${name}")
-  target_link_libraries(${target} PRIVATE zl::abi ${ARG_LIBRARIES})
+  target_link_libraries(${target} PRIVATE zl::abi ${ARG_LIBRARIES} ${settings})
+  if(ARG_DEVICES)
+    set(devices zl_${name}_devices)
+    add_library(${devices} STATIC ${ARG_DEVICES})
+    set_target_properties(${devices} PROPERTIES POSITION_INDEPENDENT_CODE ON
+      CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+    target_include_directories(${devices} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+    target_link_libraries(${devices} PUBLIC zl::abi ${CMAKE_DL_LIBS} PRIVATE ${settings})
+    target_link_libraries(${target} PRIVATE ${devices})
+  endif()
   target_link_options(${target} PRIVATE -Wl,-z,defs -Wl,--version-script=${ZL_BACKEND_MAP})
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${ZL_BACKEND_MAP})
   if(ARG_COMPONENT)

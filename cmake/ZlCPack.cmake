@@ -93,9 +93,9 @@ set(CPACK_DEBIAN_ZL_PACKAGE_RECOMMENDS "python3, python3-pytest")
 set(CPACK_RPM_ZL-DEVEL_PACKAGE_NAME zl-devel)
 set(CPACK_DEBIAN_ZL-DEVEL_PACKAGE_NAME zl-devel)
 set(CPACK_RPM_ZL-DEVEL_PACKAGE_SUMMARY "SDK for zl backends: the ABI header and the CMake package")
-set(CPACK_RPM_ZL-DEVEL_PACKAGE_DESCRIPTION "The headers (zl/backend_abi.h, zl/backend_sdk.hpp) and the CMake package for
-building a zl backend module outside the zl tree: find_package(zl) gives the
-target zl::abi and the function zl_add_backend().")
+set(CPACK_RPM_ZL-DEVEL_PACKAGE_DESCRIPTION "The headers (zl/backend_abi.h, zl/backend_sdk.hpp and zl/sdk/) and the CMake
+package for building a zl backend module outside the zl tree: find_package(zl)
+gives the target zl::abi and the function zl_add_backend().")
 set(CPACK_DEBIAN_ZL-DEVEL_DESCRIPTION "${CPACK_RPM_ZL-DEVEL_PACKAGE_DESCRIPTION}")
 # Headers and CMake files only.
 set(CPACK_RPM_ZL-DEVEL_PACKAGE_ARCHITECTURE noarch)

@@ -5,7 +5,7 @@
 #   <prefix>/share/zl/python/, share/zl/corpus/  zl: the pytest plugins, the sample corpus
 #   <prefix>/share/man/man1/zl.1                 zl: generated from `zl --help` at build time
 #   <prefix>/share/doc/zl/                       zl: README.md, docs/*.md, LICENSE, copyright
-#   <prefix>/include/zl/                         zl-devel: the ABI header and the SDK header
+#   <prefix>/include/zl/                         zl-devel: the ABI header and the SDK headers (sdk/)
 #   <prefix>/lib/cmake/zl/                       zl-devel: find_package(zl) -> zl::abi, zl_add_backend()
 #
 # The core is a static library inside the zl binary: no shared library is installed.
@@ -18,6 +18,8 @@ set_target_properties(zl_abi PROPERTIES EXPORT_NAME abi)
 install(TARGETS zl_abi EXPORT zlTargets COMPONENT zl-devel)
 install(FILES core/include/zl/backend_abi.h core/include/zl/backend_sdk.hpp core/include/zl/backend_sdk_visibility.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/zl COMPONENT zl-devel)
+install(DIRECTORY core/include/zl/sdk DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/zl COMPONENT zl-devel
+        FILES_MATCHING PATTERN "*.hpp")
 install(EXPORT zlTargets NAMESPACE zl:: DESTINATION ${ZL_CMAKE_DIR} COMPONENT zl-devel)
 export(EXPORT zlTargets NAMESPACE zl:: FILE ${CMAKE_BINARY_DIR}/zlTargets.cmake)
 
@@ -33,7 +35,6 @@ install(FILES ${CMAKE_BINARY_DIR}/zlConfig.cmake ${CMAKE_BINARY_DIR}/zlConfigVer
 # --- zl: the plugins, the sample corpus, the man page, the docs -----------------------------
 install(DIRECTORY python/zl_plugins DESTINATION ${CMAKE_INSTALL_DATADIR}/zl/python COMPONENT zl
         FILES_MATCHING PATTERN "*.py")
-install(FILES compat/zl_compat.py DESTINATION ${CMAKE_INSTALL_DATADIR}/zl/python/compat COMPONENT zl)
 install(DIRECTORY corpus/ DESTINATION ${CMAKE_INSTALL_DATADIR}/zl/corpus COMPONENT zl
         PATTERN "__pycache__" EXCLUDE PATTERN ".pytest_cache" EXCLUDE)
 

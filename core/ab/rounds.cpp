@@ -34,13 +34,12 @@ std::vector<SideRun> run_rounds(const AbSpec& spec, bool& interrupted)
       r.side = side;
       r.value = spec.values[side == 'A' ? 0 : 1];
       r.run_dir = fmt::format("{}/{}/round-{}", spec.out_dir, side, round);
-      util::SpawnSpec child;
-      child.argv = {spec.zl_binary};
-      child.argv.insert(child.argv.end(), spec.global_args.begin(), spec.global_args.end());
-      child.argv.push_back("run");
-      child.argv.insert(child.argv.end(), spec.run_args.begin(), spec.run_args.end());
+      auto request = spec.request;
       // Each side compiles and tunes from nothing: Triton's cache key may ignore the switch.
-      child.argv.insert(child.argv.end(), {"--isolate-tuner-cache", "--out", r.run_dir});
+      request.isolate_tuner_cache = true;
+      request.out_dir = r.run_dir;
+      util::SpawnSpec child;
+      child.argv = exec::run_argv(spec.zl, request);
       std::vector<std::string> env;
       for (char** e = environ; *e != nullptr; ++e) {
         if (std::string(*e).rfind(spec.axis + "=", 0) != 0) {

@@ -2,6 +2,9 @@
 // in its own `zl run` process with its own Triton and tuner caches.
 #pragma once
 
+#include "exec/invocation.hpp"
+#include "run/request.hpp"
+
 #include <string>
 #include <vector>
 
@@ -9,11 +12,10 @@ namespace zl::ab {
 
 struct AbSpec
 {
-  std::string zl_binary;                // re-executed for every side of every round
-  std::vector<std::string> global_args; // --backend NAME, --backend-path DIR …
-  std::vector<std::string> run_args;    // --flaggems DIR --op OP and forwarded run options
-  std::string axis;                     // the environment variable under test
-  std::string values[2];                // side A's value, side B's value
+  exec::ZlCommand zl;    // re-executed for every side of every round
+  run::Request request;  // every side's run: flaggems_dir, op and the forwarded options
+  std::string axis;      // the environment variable under test
+  std::string values[2]; // side A's value, side B's value
   int rounds = 3;
   std::string out_dir; // A/round-N/ and B/round-N/ run folders, logs/
 };

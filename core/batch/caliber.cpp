@@ -1,5 +1,6 @@
 #include "batch/caliber.hpp"
 
+#include "exec/factory.hpp"
 #include "receipt/sha256.hpp"
 #include "run/request.hpp"
 #include "util/error.hpp"
@@ -11,24 +12,12 @@
 #include <fmt/format.h>
 #include <rapidjson/document.h>
 
-#include <cstdlib>
 #include <functional>
 #include <set>
 
 namespace zl::batch {
 
 namespace {
-
-// The variables `zl run` reads where an option is absent (cli/cmd_run.cpp): a batch resolves
-// them here once, so that the record and every op agree.
-std::string option_or_env(const std::optional<std::string>& option, const char* variable)
-{
-  if (option) {
-    return *option;
-  }
-  const char* v = variable ? std::getenv(variable) : nullptr;
-  return v ? v : "";
-}
 
 struct Field
 {
@@ -51,6 +40,7 @@ const std::vector<Field>& fields()
       {"--replay-from", [](const Caliber& c) { return c.replay_from; }},
       {"--isolate-tuner-cache", [](const Caliber& c) { return std::string(c.isolate_tuner_cache ? "on" : "off"); }},
       {"--python", [](const Caliber& c) { return c.python; }},
+      {"--executor", [](const Caliber& c) { return c.executor; }},
   };
   return f;
 }
@@ -78,35 +68,31 @@ std::string normal_path(const std::string& path)
 
 Caliber resolve_caliber(const CaliberOptions& o)
 {
+  // The variables `zl run` reads where an option is absent are resolved here once, the way it
+  // resolves them, so that the record and every op agree.
+  run::Request r;
+  run::apply_options(
+      r, {o.flaggems_dir, o.level, o.shape_file, o.shape_mode, o.replay_from, o.python, o.isolate_tuner_cache});
   Caliber c;
   c.backend = o.backend;
-  c.flaggems_dir = normal_path(o.flaggems_dir);
-  c.level = option_or_env(o.level, "BENCH_LEVEL");
-  c.level = c.level.empty() ? "core" : c.level;
+  c.flaggems_dir = normal_path(r.flaggems_dir);
+  c.level = r.level;
   c.mode = o.mode.value_or("kernel");
   c.dtypes = util::split(o.dtypes.value_or(""), ',');
   c.timer = o.timer.value_or("auto");
-  const auto shape_mode = option_or_env(o.shape_mode, "SHAPE_MODE");
-  if (!shape_mode.empty() && shape_mode != "upstream") {
-    throw Error(fmt::format("--shape-mode {} is not accepted; the one mode is upstream (FlagGems' own shapes); "
-                            "for other shapes use --shape-file",
-                            shape_mode));
-  }
-  c.shape_mode_upstream = !shape_mode.empty();
-  // SHAPE_MODE=upstream outranks a SHAPE_FILE variable, not a --shape-file option (as zl run).
-  c.shape_file = c.shape_mode_upstream && !o.shape_file ? "" : option_or_env(o.shape_file, "SHAPE_FILE");
+  c.shape_mode_upstream = r.shape_mode_upstream;
+  c.shape_file = r.shape_file;
   if (!c.shape_file.empty()) {
     c.shape_file = normal_path(c.shape_file);
     if (boost::filesystem::is_regular_file(c.shape_file)) {
       c.shape_file_sha256 = receipt::sha256_file(c.shape_file);
     }
   }
-  c.replay_from = option_or_env(o.replay_from, "REPLAY_FROM");
-  c.replay_from = c.replay_from.empty() ? "" : normal_path(c.replay_from);
-  const char* isolate = std::getenv("ZL_ISOLATE_TUNER_CACHE");
-  c.isolate_tuner_cache = o.isolate_tuner_cache || (isolate != nullptr && std::string(isolate) == "1");
-  c.python = option_or_env(o.python, "ZL_PYTHON");
-  c.python = c.python.empty() ? "python3" : c.python;
+  c.replay_from = r.replay_from.empty() ? "" : normal_path(r.replay_from);
+  c.isolate_tuner_cache = r.isolate_tuner_cache;
+  c.python = r.python;
+  exec::check_executor_name(o.executor);
+  c.executor = o.executor;
   run::Request check;
   check.op = "batch";
   check.level = c.level;
@@ -117,26 +103,21 @@ Caliber resolve_caliber(const CaliberOptions& o)
   return c;
 }
 
-std::vector<std::string> run_args(const Caliber& c)
+run::Request base_request(const Caliber& c)
 {
-  std::vector<std::string> a = {"--flaggems", c.flaggems_dir, "--level", c.level,    "--mode",
-                                c.mode,       "--timer",      c.timer,   "--python", c.python};
-  if (!c.dtypes.empty()) {
-    a.insert(a.end(), {"--dtypes", util::join(c.dtypes, ",")});
-  }
-  if (!c.shape_file.empty()) {
-    a.insert(a.end(), {"--shape-file", c.shape_file});
-  }
-  if (c.shape_mode_upstream) {
-    a.insert(a.end(), {"--shape-mode", "upstream"});
-  }
-  if (!c.replay_from.empty()) {
-    a.insert(a.end(), {"--replay-from", c.replay_from});
-  }
-  if (c.isolate_tuner_cache) {
-    a.push_back("--isolate-tuner-cache");
-  }
-  return a;
+  run::Request r;
+  r.flaggems_dir = c.flaggems_dir;
+  r.flaggems_dir_from = "--flaggems";
+  r.level = c.level;
+  r.mode = c.mode;
+  r.timer = c.timer;
+  r.python = c.python;
+  r.dtypes = c.dtypes;
+  r.shape_file = c.shape_file;
+  r.shape_mode_upstream = c.shape_mode_upstream;
+  r.replay_from = c.replay_from;
+  r.isolate_tuner_cache = c.isolate_tuner_cache;
+  return r;
 }
 
 std::string caliber_json(const Caliber& c)
@@ -158,6 +139,7 @@ std::string caliber_json(const Caliber& c)
   j.field("replay_from", c.replay_from);
   j.field("isolate_tuner_cache", c.isolate_tuner_cache);
   j.field("python", c.python);
+  j.field("executor", c.executor);
   j.w().EndObject();
   j.w().EndObject();
   return j.text();
@@ -189,6 +171,7 @@ Caliber parse_caliber_json(const std::string& text, const std::string& path)
   c.replay_from = member(o, "replay_from");
   c.isolate_tuner_cache = o.HasMember("isolate_tuner_cache") && o["isolate_tuner_cache"].IsTrue();
   c.python = member(o, "python");
+  c.executor = o.HasMember("executor") ? member(o, "executor") : "process";
   return c;
 }
 

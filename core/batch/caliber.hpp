@@ -1,11 +1,12 @@
 // A campaign's caliber: what makes two ops' numbers comparable (backend, FlagGems tree, level,
-// mode, dtypes, timer, shapes, autotune replay, tuner cache, python). It is resolved once, the
+// mode, dtypes, timer, shapes, autotune replay, tuner cache, python, executor). It is resolved once, the
 // way `zl run` resolves it (options, then the same variables, then the defaults), forwarded
 // explicitly to every op, recorded in campaign.json when the campaign starts, and compared by
 // --resume, so that one campaign never mixes two calibers.
 #pragma once
 
 #include "batch/ops_status.hpp"
+#include "run/request.hpp"
 
 #include <optional>
 #include <string>
@@ -19,9 +20,10 @@ inline constexpr const char* k_campaign_file = "campaign.json";
 struct CaliberOptions
 {
   std::string backend;
-  std::string flaggems_dir;
+  std::optional<std::string> flaggems_dir; // else FLAGGEMS_DIR, else the working folder
   std::optional<std::string> level, mode, dtypes, timer, shape_file, shape_mode, replay_from, python;
   bool isolate_tuner_cache = false;
+  std::string executor = "process";
 };
 
 struct Caliber
@@ -38,6 +40,7 @@ struct Caliber
   std::string replay_from; // absolute; empty for none
   bool isolate_tuner_cache = false;
   std::string python;
+  std::string executor = "process"; // a campaign.json without it was run by the process executor
 };
 
 // An absolute, lexically normal path without a trailing "/." (what "dir/" normalizes to), so
@@ -47,8 +50,9 @@ std::string normal_path(const std::string& path);
 // Resolves and validates (Error, exit 2, naming the option and the values it accepts).
 Caliber resolve_caliber(const CaliberOptions& options);
 
-// The options every `zl run` of the campaign gets, so that no variable changes an op's caliber.
-std::vector<std::string> run_args(const Caliber& c);
+// The request every op of the campaign starts from (op, device and out_dir left empty): every
+// caliber value is set, so that no variable changes an op's caliber.
+run::Request base_request(const Caliber& c);
 
 std::string caliber_json(const Caliber& c);
 // Throws Error naming the file when text is not a campaign.json of this zl.

@@ -16,7 +16,6 @@
 #include <chrono>
 #include <csignal>
 #include <deque>
-#include <fstream>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -35,11 +34,11 @@ extern "C" void on_stop_signal(int sig)
   g_stop_signal = sig;
 }
 
-// What the main thread needs to watch one running child.
+// What the main thread needs to watch one running op.
 struct Slot
 {
   std::mutex m;
-  int pgid = 0;
+  int pgid = 0; // the op's first process group, as the executor told it: it can be stopped now
   std::string op;
   Clock::time_point started;
   bool terminated = false; // SIGTERM sent (timeout or stop)
@@ -195,22 +194,24 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
       OpStatus& s = statuses[i];
       const auto run_dir = spec.out_dir + "/" + s.op;
       move_aside(run_dir);
-      util::SpawnSpec child;
-      child.argv = {spec.zl_binary};
-      child.argv.insert(child.argv.end(), spec.global_args.begin(), spec.global_args.end());
-      child.argv.push_back("run");
-      child.argv.insert(child.argv.end(), spec.run_args.begin(), spec.run_args.end());
-      child.argv.insert(child.argv.end(), {"--op", s.op, "--device", device.uuid, "--out", run_dir});
-      child.new_process_group = true;
-      child.parent_death_signal = SIGTERM; // if zl batch dies, zl run still ends pytest's tree
-      child.on_spawn = [&](int pid) {
+      exec::OpLaunch launch;
+      launch.request = spec.request;
+      launch.request.op = s.op;
+      launch.request.device = device.uuid;
+      launch.request.out_dir = run_dir;
+      launch.slot = slot_index;
+      launch.device = device;
+      launch.log_path = spec.out_dir + "/logs/" + s.op + ".log";
+      launch.on_group = [&](int pgid) {
         {
           std::lock_guard<std::mutex> lock(state);
-          groups.insert(pid);
+          groups.insert(pgid);
           record_groups();
         }
         std::lock_guard<std::mutex> lock(slot.m);
-        slot.pgid = pid;
+        if (slot.pgid == 0) {
+          slot.pgid = pgid;
+        }
       };
       {
         std::lock_guard<std::mutex> lock(slot.m);
@@ -223,18 +224,14 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
         std::lock_guard<std::mutex> lock(state);
         progress.started(s.op, device.index);
       }
-      std::ofstream log(spec.out_dir + "/logs/" + s.op + ".log", std::ios::binary);
-      auto to_log = [&log](std::string_view chunk) {
-        log.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-      };
-      util::ProcessResult result;
+      exec::OpEnd end;
       try {
-        result = util::run(child, to_log, to_log);
-      } catch (const util::SpawnFailure& e) {
-        log << e.message << "\n";
-        result.exit_code = 127;
+        end = spec.executor->run(launch);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(slot.m);
+        slot.pgid = 0;
+        throw;
       }
-      log.close();
       const double seconds = std::chrono::duration<double>(Clock::now() - slot.started).count();
       bool timed_out;
       {
@@ -243,12 +240,12 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
         slot.pgid = 0;
       }
       std::lock_guard<std::mutex> lock(state);
-      s.exit_code = result.exit_code;
+      s.exit_code = end.exit_code;
       s.backend = spec.backend;
       s.device_index = device.index;
       s.device_uuid = device.uuid;
       s.duration_s = seconds;
-      s.level = spec.level;
+      s.level = spec.request.level;
       s.run_dir = run_dir;
       s.rows = 0;
       if (fs::exists(run_dir + "/run_identity.json")) {
@@ -264,11 +261,14 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
         s.poisoned = count_prefix(text, "BENCHMARK_CAPTURE_POISONED");
         s.replay_fallbacks = count_prefix(text, "AUTOTUNE_REPLAY_FALLBACK");
       }
-      s.status = status_from_exit(result.exit_code, s.rows, timed_out, g_stop_signal != 0);
+      s.status = status_from_exit(end.exit_code, s.rows, timed_out, g_stop_signal != 0);
       outcome.total_work_s += seconds;
       ++outcome.ran;
       util::write_file_atomic(csv_path, format_ops_status(statuses));
       progress.finished(s.op, s.status, seconds, s.rows, device.index);
+      if (!end.note.empty()) {
+        progress.note(fmt::format("{}: {}", s.op, end.note));
+      }
     }
   };
 
@@ -321,25 +321,26 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
         record_groups();
       }
     }
-    for (auto& slot : slots) {
+    for (size_t k = 0; k < slots.size(); ++k) {
+      auto& slot = slots[k];
       std::lock_guard<std::mutex> lock(slot.m);
       if (slot.pgid <= 0) {
         continue;
       }
       const double elapsed = std::chrono::duration<double>(Clock::now() - slot.started).count();
       if (g_stop_signal != 0 && !slot.terminated) {
-        // The child zl forwards this to its pytest group and records the run as interrupted.
-        ::kill(-slot.pgid, SIGINT);
+        // A `zl run` records its run as interrupted; the process executor sends SIGINT.
+        spec.executor->stop(k, exec::Stop::interrupt);
         slot.terminated = true;
       } else if (spec.timeout_per_op && elapsed > *spec.timeout_per_op && !slot.terminated) {
         slot.timed_out = true;
         slot.terminated = true;
-        ::kill(-slot.pgid, SIGTERM);
+        spec.executor->stop(k, exec::Stop::terminate);
       } else if (spec.timeout_per_op &&
                  elapsed > *spec.timeout_per_op + std::chrono::duration<double>(util::outer_stop_grace()).count() &&
                  !slot.killed) {
         slot.killed = true;
-        ::kill(-slot.pgid, SIGKILL);
+        spec.executor->stop(k, exec::Stop::kill);
       }
     }
     std::lock_guard<std::mutex> lock(state);
@@ -355,6 +356,7 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
   for (auto& t : threads) {
     t.join();
   }
+  spec.executor->shutdown();
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGTERM, &old_term, nullptr);
   ::sigaction(SIGHUP, &old_hup, nullptr);

@@ -1,9 +1,11 @@
-// zl batch: many ops across the devices of one host, one op per device at a time, each op a
-// `zl run` child (the same code path as a single run), pinned with --device.
+// zl batch: many ops across the devices of one host, one op per device at a time, each op handed
+// to an executor (core/exec/executor.hpp) as the `zl run` request it would be, pinned with
+// --device. Order, resume, timeouts, interrupts, statuses, ops_status.csv and the store live here.
 #pragma once
 
 #include "batch/lock.hpp"
 #include "batch/ops_status.hpp"
+#include "exec/executor.hpp"
 #include "loader/module.hpp"
 
 #include <functional>
@@ -19,15 +21,15 @@ namespace zl::batch {
 
 struct CampaignSpec
 {
-  std::string zl_binary;                // the running zl, re-executed for each op
-  std::vector<std::string> global_args; // --backend NAME, --backend-path DIR …
+  exec::Executor* executor = nullptr; // carries out each op; one slot per device
+  // Every op's request: the caliber (--flaggems, --level, …); op, device (UUID) and out_dir are
+  // filled in per op.
+  run::Request request;
   std::string backend;
   std::vector<loader::Device> devices;  // one op at a time on each
-  std::vector<std::string> run_args;    // forwarded to every `zl run` (--flaggems, --level, …)
   std::string out_dir;                  // the campaign folder
   std::optional<double> timeout_per_op; // seconds
-  std::string level;
-  CampaignLock* lock = nullptr; // told the process groups of the running ops
+  CampaignLock* lock = nullptr;         // told the process groups of the running ops
 };
 
 struct CampaignOutcome
@@ -48,7 +50,9 @@ std::vector<std::string> all_ops(const std::string& flaggems_dir);
 
 // Runs every op of statuses whose status is not ok, writing ops_status.csv after each and
 // ingesting each run folder into store. SIGINT/SIGTERM: nothing new starts, running ops are
-// stopped and recorded as interrupted, exit 130.
+// stopped (Stop::interrupt) and recorded as interrupted, exit 130. A timeout: Stop::terminate,
+// then Stop::kill after util::outer_stop_grace(). An executor that throws stops the campaign
+// (nothing new starts) and run_campaign throws Error naming the folder.
 CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& statuses, results::store::Store& store,
                              const std::function<std::optional<double>(const std::string&)>& expected);
 

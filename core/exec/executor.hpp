@@ -17,10 +17,10 @@ namespace zl::exec {
 // One op, as the campaign hands it over.
 struct OpLaunch
 {
-  run::Request request;   // what `zl run` would be asked: op, device (UUID) and out_dir set
-  size_t slot = 0;        // 0..slots-1, one slot per device; one op at a time in a slot
-  loader::Device device;  // the slot's device
-  std::string log_path;   // <campaign>/logs/<op>.log: what the op printed, zl's lines included
+  run::Request request;  // what `zl run` would be asked: op, device (UUID) and out_dir set
+  size_t slot = 0;       // 0..slots-1, one slot per device; one op at a time in a slot
+  loader::Device device; // the slot's device
+  std::string log_path;  // <campaign>/logs/<op>.log: what the op printed, zl's lines included
   // Told every process group started for this op, as soon as it exists (the campaign lock
   // records them so that the next owner can tell what a dead owner left running).
   std::function<void(int pgid)> on_group;
@@ -36,12 +36,7 @@ struct OpEnd
 
 // What the campaign asks of a running op. Each escalates: interrupt (Ctrl-C: the op records
 // itself as interrupted), terminate (timeout: SIGTERM), kill (the grace period has passed).
-enum class Stop
-{
-  interrupt,
-  terminate,
-  kill
-};
+enum class Stop { interrupt, terminate, kill };
 
 class Executor
 {
@@ -53,7 +48,8 @@ public:
   // Called from the slot's own thread; never twice at once for one slot. Throws Error only when
   // the campaign cannot go on (its folder unwritable); an op's own failure is an OpEnd.
   virtual OpEnd run(const OpLaunch& launch) = 0;
-  // Called from the campaign's watching thread while run() is under way for that slot.
+  // Called from the campaign's watching thread while run() is under way for that slot, once
+  // run() has told on_group a first group (until then the op is not stopped: it is starting).
   virtual void stop(size_t slot, Stop how) = 0;
   // The campaign is over (or stopping): end whatever the executor keeps alive between ops.
   virtual void shutdown() {}

@@ -1,5 +1,6 @@
 #include "run/identity.hpp"
 
+#include "loader/fields.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/json.hpp"
@@ -66,23 +67,16 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   j.field("started_at", o.started_at);
   j.nullable("finished_at", o.finished_at);
   j.nullable("duration_s", o.duration_s);
-  j.key("backend");
-  w.StartObject();
-  j.field("name", p.backend->name());
-  j.field("module", p.backend->path);
-  j.field("abi", p.backend->abi_version());
-  j.field("version", p.backend->desc.version);
-  j.field("selected_by", p.backend_how);
-  w.EndObject();
-  j.key("device");
-  w.StartObject();
-  j.field("index", p.device.index);
-  j.field("uuid", p.device.uuid);
-  j.field("name", p.device.name);
-  j.field("visibility_var", p.backend->desc.visibility_var);
-  j.field("visibility_value", p.device.pin);
-  j.nullable("inherited_mask", p.backend->inherited_mask());
-  w.EndObject();
+  const loader::Selection backend{p.backend, p.backend_how};
+  using B = loader::BackendField;
+  j.object("backend", [&] { loader::to_json(j, backend, {B::name, B::module, B::abi, B::version, B::selected_by}); });
+  j.object("device", [&] {
+    using D = loader::DeviceField;
+    loader::to_json(j, p.device, {D::index, D::uuid, D::name});
+    loader::to_json(j, backend, {B::visibility_var});
+    j.field("visibility_value", p.device.pin); // what zl set visibility_var to: "" where it sets none
+    j.nullable("inherited_mask", p.backend->inherited_mask());
+  });
   j.key("timer");
   w.StartObject();
   j.field("effective", p.timer);
@@ -94,9 +88,7 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   j.strings("dtypes", p.request.dtypes);
   j.key("autotune");
   w.StartObject();
-  j.field("mode", p.autotune_mode);
-  j.nullable("source", p.autotune_source);
-  j.nullable("records_dir", p.autotune_records);
+  autotune_fields(j, p);
   if (o.autotune) {
     j.field("fallbacks", o.autotune->fallbacks);
     j.field("tuned_keys", o.autotune->tuned_keys);
@@ -121,21 +113,12 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
     }
   }
   w.EndObject();
-  j.key("tuner_cache");
-  w.StartObject();
-  j.field("mode", p.tuner_cache.mode);
-  j.field("path", p.tuner_cache.path);
-  j.nullable("entries_before", p.tuner_cache.entries_before);
-  j.nullable("note", p.tuner_cache.note);
-  j.field("removed_after", p.tuner_cache.mode == "isolated");
-  w.EndObject();
-  j.key("node");
-  w.StartObject();
-  j.field("op", p.node.op);
-  j.field("node", p.node.node);
-  j.nullable("marker", p.node.marker);
-  j.field("resolution", p.node.how);
-  w.EndObject();
+  using T = TunerCacheField;
+  j.object("tuner_cache", [&] {
+    to_json(j, p.tuner_cache, {T::mode, T::path, T::entries_before, T::note, T::removed_after});
+  });
+  using N = NodeField;
+  j.object("node", [&] { to_json(j, p.node, {N::op, N::node, N::marker, N::resolution}); });
   j.key("shapes");
   w.StartObject();
   j.field("file", p.run_dir + "/shapes.yaml");

@@ -81,6 +81,16 @@ std::string outside_problem(const std::string& option, const std::string& file, 
                      option, file, flaggems_dir);
 }
 
+using F = NodeField;
+using util::JsonWriter;
+
+const util::Field<Node, NodeField> k_fields[] = {
+    {F::op, "op", [](JsonWriter& j, const Node& n) { j.value(n.op); }},
+    {F::node, "node", [](JsonWriter& j, const Node& n) { j.value(n.node); }},
+    {F::marker, "marker", [](JsonWriter& j, const Node& n) { j.nullable_value(n.marker); }},
+    {F::resolution, "resolution", [](JsonWriter& j, const Node& n) { j.value(n.how); }},
+};
+
 } // namespace
 
 Node resolve_node(const std::string& flaggems_dir, const std::string& op, const std::string& op_file,
@@ -158,6 +168,11 @@ Node resolve_node(const std::string& flaggems_dir, const std::string& op, const 
     n.marker = op;
   }
   return n;
+}
+
+void to_json(JsonWriter& j, const Node& node, std::initializer_list<util::Pick<NodeField>> fields)
+{
+  util::write_fields(j, k_fields, node, fields);
 }
 
 } // namespace zl::run

@@ -1,6 +1,9 @@
 // Which pytest node a run executes.
 #pragma once
 
+#include "util/fields.hpp"
+
+#include <initializer_list>
 #include <string>
 
 namespace zl::run {
@@ -22,5 +25,11 @@ struct Node
 // preflight reports it, and `problem` when the file cannot be the node.
 Node resolve_node(const std::string& flaggems_dir, const std::string& op, const std::string& op_file,
                   const std::string& test_node);
+
+enum class NodeField { op, node, marker, resolution };
+
+// The one serializer of a node (plan.json, run_identity.json): the fields picked, in that order,
+// as members of the JSON object being written. marker: null for none; resolution: `how`.
+void to_json(util::JsonWriter& j, const Node& node, std::initializer_list<util::Pick<NodeField>> fields);
 
 } // namespace zl::run

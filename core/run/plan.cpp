@@ -1,6 +1,7 @@
 #include "run/plan.hpp"
 
 #include "devices/select.hpp"
+#include "loader/fields.hpp"
 #include "loader/search_path.hpp"
 #include "shapes/shape_resolver.hpp"
 #include "util/error.hpp"
@@ -131,9 +132,9 @@ std::vector<std::string> plugin_python_path()
 {
   const auto installed = fs::path(loader::binary_prefix()) / "share" / "zl" / "python";
   if (fs::is_directory(installed / "zl_plugins")) {
-    return {(installed / "zl_plugins").string(), (installed / "compat").string()};
+    return {(installed / "zl_plugins").string()};
   }
-  return {std::string(ZL_SOURCE_DIR) + "/python/zl_plugins", std::string(ZL_SOURCE_DIR) + "/compat"};
+  return {std::string(ZL_SOURCE_DIR) + "/python/zl_plugins"};
 }
 
 Plan make_plan(const Request& request, const loader::Module& backend, const std::string& backend_how)
@@ -246,6 +247,13 @@ std::vector<std::string> child_environment(const Plan& plan)
   return env;
 }
 
+void autotune_fields(util::JsonWriter& j, const Plan& p)
+{
+  j.field("mode", p.autotune_mode);
+  j.nullable("source", p.autotune_source);
+  j.nullable("records_dir", p.autotune_records);
+}
+
 std::string plan_json(const Plan& p)
 {
   util::JsonWriter j;
@@ -255,31 +263,18 @@ std::string plan_json(const Plan& p)
   j.field("schema", 1);
   j.field("zl_version", k_version);
   j.field("run_dir", p.run_dir);
-  j.key("backend");
-  w.StartObject();
-  j.field("name", p.backend->name());
-  j.field("module", p.backend->path);
-  j.field("abi", p.backend->abi_version());
-  j.field("version", d.version);
-  j.field("selected_by", p.backend_how);
-  j.field("flaggems_vendor", d.flaggems_vendor);
-  j.field("torch_module", d.torch_module);
-  j.field("torch_device", d.torch_device);
-  j.field("graph_class", d.graph_class);
-  j.strings("capabilities", loader::capability_names(d.capabilities));
-  j.field("visibility_var", d.visibility_var);
-  w.EndObject();
-  j.key("device");
-  w.StartObject();
-  j.field("index", p.device.index);
-  j.field("uuid", p.device.uuid);
-  j.field("name", p.device.name);
-  j.field("visibility_id", p.device.visibility_id);
-  w.EndObject();
-  j.field("op", p.node.op);
-  j.field("node", p.node.node);
-  j.nullable("marker", p.node.marker);
-  j.field("node_resolution", p.node.how);
+  using B = loader::BackendField;
+  j.object("backend", [&] {
+    loader::to_json(j, {p.backend, p.backend_how},
+                    {B::name, B::module, B::abi, B::version, B::selected_by, B::flaggems_vendor, B::torch_module,
+                     B::torch_device, B::graph_class, B::capabilities, B::visibility_var});
+  });
+  using D = loader::DeviceField;
+  j.object("device", [&] { loader::to_json(j, p.device, {D::index, D::uuid, D::name, D::visibility_id}); });
+  // The node's fields stand at the top level here (the plugins read "op"), so its resolution
+  // keeps the prefix that says whose it is.
+  using N = NodeField;
+  to_json(j, p.node, {N::op, N::node, N::marker, {N::resolution, "node_resolution"}});
   j.field("flaggems_dir", util::absolute(p.request.flaggems_dir));
   j.field("level", p.request.level);
   j.field("mode", p.request.mode);
@@ -311,20 +306,11 @@ std::string plan_json(const Plan& p)
   j.nullable("shape_file", p.shape_file);
   j.field("shape_source", p.shape_source);
   j.strings("shape_keys", p.shape_keys);
-  j.key("autotune");
-  w.StartObject();
-  j.field("mode", p.autotune_mode);
-  j.nullable("source", p.autotune_source);
-  j.nullable("records_dir", p.autotune_records);
-  w.EndObject();
-  j.key("tuner_cache");
-  w.StartObject();
-  j.field("mode", p.tuner_cache.mode);
-  j.field("path", p.tuner_cache.path);
-  j.nullable("entries_before", p.tuner_cache.entries_before);
-  j.strings("databases", p.tuner_cache.databases);
-  j.nullable("note", p.tuner_cache.note);
-  w.EndObject();
+  j.object("autotune", [&] { autotune_fields(j, p); });
+  using T = TunerCacheField;
+  j.object("tuner_cache", [&] {
+    to_json(j, p.tuner_cache, {T::mode, T::path, T::entries_before, T::databases, T::note});
+  });
   j.field("versions_file", p.versions_file);
   j.strings("pytest_argv", p.argv);
   j.strings("pytest_extra_args", p.request.extra_args);

@@ -6,6 +6,7 @@
 #include "run/node.hpp"
 #include "run/request.hpp"
 #include "run/tuner_cache.hpp"
+#include "util/json.hpp"
 
 #include <string>
 #include <utility>
@@ -71,6 +72,10 @@ std::vector<std::string> plugin_python_path();
 
 // Builds the whole plan; reads the tuner cache and the FlagGems tree but writes nothing.
 Plan make_plan(const Request& request, const loader::Module& backend, const std::string& backend_how);
+
+// The autotune object's fields that the plan decides (mode, source, records_dir), as members of
+// the JSON object being written: plan.json and run_identity.json.
+void autotune_fields(util::JsonWriter& j, const Plan& plan);
 
 // plan.json, schema 1 (docs/plan-file.md).
 std::string plan_json(const Plan& plan);

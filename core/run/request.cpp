@@ -5,9 +5,11 @@
 #include "util/error.hpp"
 #include "util/string.hpp"
 
+#include <boost/filesystem.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace zl::run {
 
@@ -29,6 +31,55 @@ void one_of(const std::string& option, const std::string& value, const std::vect
 }
 
 } // namespace
+
+std::string variable(const char* name)
+{
+  const char* v = name != nullptr ? std::getenv(name) : nullptr;
+  return v != nullptr ? std::string(v) : std::string();
+}
+
+std::string option_or(const std::optional<std::string>& option, const char* variable_name)
+{
+  return option ? *option : variable(variable_name);
+}
+
+void locate_flaggems(Request& r, const std::optional<std::string>& option)
+{
+  r.flaggems_dir = option.value_or("");
+  r.flaggems_dir_from = "--flaggems";
+  if (r.flaggems_dir.empty() && !(r.flaggems_dir = variable("FLAGGEMS_DIR")).empty()) {
+    r.flaggems_dir_from = "FLAGGEMS_DIR";
+  }
+  if (r.flaggems_dir.empty() && boost::filesystem::exists("benchmark/conftest.py")) {
+    r.flaggems_dir = ".";
+    r.flaggems_dir_from = "the working folder";
+  }
+}
+
+std::string python_of(const std::optional<std::string>& option)
+{
+  const auto python = option_or(option, "ZL_PYTHON");
+  return python.empty() ? "python3" : python;
+}
+
+void apply_options(Request& r, const GivenOptions& given)
+{
+  locate_flaggems(r, given.flaggems);
+  r.level = option_or(given.level, "BENCH_LEVEL");
+  r.level = r.level.empty() ? "core" : r.level;
+  const auto shape_mode = option_or(given.shape_mode, "SHAPE_MODE");
+  if (!shape_mode.empty() && shape_mode != "upstream") {
+    throw Error(fmt::format("--shape-mode {} is not accepted; the one mode is upstream (FlagGems' own shapes); "
+                            "for other shapes use --shape-file",
+                            shape_mode));
+  }
+  r.shape_mode_upstream = !shape_mode.empty();
+  // SHAPE_MODE=upstream outranks a SHAPE_FILE variable, not a --shape-file option.
+  r.shape_file = r.shape_mode_upstream && !given.shape_file ? "" : option_or(given.shape_file, "SHAPE_FILE");
+  r.replay_from = option_or(given.replay_from, "REPLAY_FROM");
+  r.isolate_tuner_cache = given.isolate_tuner_cache || variable("ZL_ISOLATE_TUNER_CACHE") == "1";
+  r.python = python_of(given.python);
+}
 
 void validate(const Request& r)
 {

@@ -30,6 +30,32 @@ struct Request
   std::vector<std::string> command_line;
 };
 
+// What a command line said about the options that fall back to the earlier harness's variables;
+// nullopt where an option is absent.
+struct GivenOptions
+{
+  std::optional<std::string> flaggems, level, shape_file, shape_mode, replay_from, python;
+  bool isolate_tuner_cache = false;
+};
+
+// A variable of the earlier harness; an empty value counts as unset.
+std::string variable(const char* name);
+// The option when given (even empty), else the variable (nullptr: none).
+std::string option_or(const std::optional<std::string>& option, const char* variable_name);
+
+// Sets flaggems_dir and flaggems_dir_from: a non-empty --flaggems, else FLAGGEMS_DIR, else the
+// working folder when it holds benchmark/conftest.py; empty when none (preflight says so).
+void locate_flaggems(Request& request, const std::optional<std::string>& option);
+// --python, else ZL_PYTHON, else python3.
+std::string python_of(const std::optional<std::string>& option);
+
+// Everything given says, with the variables and defaults `zl run` applies: flaggems_dir (and
+// from), level (BENCH_LEVEL, core), shape_file (SHAPE_FILE; cleared by SHAPE_MODE=upstream unless
+// --shape-file is given), shape_mode_upstream (SHAPE_MODE), replay_from (REPLAY_FROM),
+// isolate_tuner_cache (ZL_ISOLATE_TUNER_CACHE=1) and python. Throws Error (exit 2) for a
+// --shape-mode other than upstream.
+void apply_options(Request& request, const GivenOptions& given);
+
 // Values the level, mode, timer and dtypes options accept.
 extern const std::vector<std::string> k_levels;
 extern const std::vector<std::string> k_modes;

@@ -48,7 +48,25 @@ std::string quote_identifier(const std::string& name)
   return out + "\"";
 }
 
+using F = TunerCacheField;
+using util::JsonWriter;
+
+const util::Field<TunerCache, TunerCacheField> k_fields[] = {
+    {F::mode, "mode", [](JsonWriter& j, const TunerCache& c) { j.value(c.mode); }},
+    {F::path, "path", [](JsonWriter& j, const TunerCache& c) { j.value(c.path); }},
+    {F::entries_before, "entries_before",
+     [](JsonWriter& j, const TunerCache& c) { j.nullable_value(c.entries_before); }},
+    {F::databases, "databases", [](JsonWriter& j, const TunerCache& c) { j.value(c.databases); }},
+    {F::note, "note", [](JsonWriter& j, const TunerCache& c) { j.nullable_value(c.note); }},
+    {F::removed_after, "removed_after", [](JsonWriter& j, const TunerCache& c) { j.value(c.mode == "isolated"); }},
+};
+
 } // namespace
+
+void to_json(JsonWriter& j, const TunerCache& cache, std::initializer_list<util::Pick<TunerCacheField>> fields)
+{
+  util::write_fields(j, k_fields, cache, fields);
+}
 
 std::string sqlite_uri(const std::string& path)
 {

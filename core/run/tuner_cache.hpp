@@ -2,6 +2,9 @@
 // so that a warm-cache run can never pass for a cold one.
 #pragma once
 
+#include "util/fields.hpp"
+
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +19,12 @@ struct TunerCache
   std::vector<std::string> databases;      // the SQLite files counted
   std::string note;                        // why entries_before is unknown, or other caveats
 };
+
+enum class TunerCacheField { mode, path, entries_before, databases, note, removed_after };
+
+// The one serializer of the tuner cache (plan.json, run_identity.json): the fields picked, in
+// that order, as members of the JSON object being written. removed_after: an isolated cache is.
+void to_json(util::JsonWriter& j, const TunerCache& cache, std::initializer_list<util::Pick<TunerCacheField>> fields);
 
 // The cache in force for a run: FLAGGEMS_CACHE_DIR, else ~/.flaggems with ~ found as Python's
 // Path.home() finds it (HOME, else the passwd entry); FLAGGEMS_DB_URL when it names another

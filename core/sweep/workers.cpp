@@ -1,5 +1,7 @@
 #include "sweep/workers.hpp"
 
+#include "exec/invocation.hpp"
+#include "loader/fields.hpp"
 #include "results/parse/marker_format.hpp"
 #include "run/identity.hpp"
 #include "sweep/shards.hpp"
@@ -64,27 +66,21 @@ Sweep::Sweep(Request request, std::string out, shapes::Resolution resolution, st
 std::vector<std::string> Sweep::argv_for(const Worker& w) const
 {
   const auto& r = m_request;
+  run::Request worker;
+  worker.flaggems_dir = r.flaggems_dir;
+  worker.op = r.op;
+  worker.level = r.level;
+  worker.record_autotune = true;
+  worker.isolate_tuner_cache = true;
+  // by UUID (stable across enumerations), by index where a backend has none
+  worker.device = w.device.uuid.empty() ? std::to_string(w.device.index) : w.device.uuid;
+  worker.out_dir = w.run_dir;
+  worker.python = r.python;
+  worker.shape_file = w.shape_file.empty() ? r.shape_file : w.shape_file;
+  worker.dtypes = r.dtypes;
+  worker.timer = r.timer; // empty: the worker's default
   // The running binary, so a worker is this zl and goes through the same run code.
-  std::vector<std::string> argv = {fs::read_symlink("/proc/self/exe").string(), "--backend", m_backend};
-  for (const auto& p : r.backend_paths) {
-    argv.insert(argv.end(), {"--backend-path", p});
-  }
-  argv.insert(argv.end(), {"run", "--flaggems", util::absolute(r.flaggems_dir), "--op", r.op, "--level", r.level,
-                           "--record-autotune", "--isolate-tuner-cache", "--device",
-                           // by UUID (stable across enumerations), by index where a backend has none
-                           w.device.uuid.empty() ? std::to_string(w.device.index) : w.device.uuid, "--out", w.run_dir,
-                           "--python", r.python});
-  const auto shape_file = w.shape_file.empty() ? r.shape_file : w.shape_file;
-  if (!shape_file.empty()) {
-    argv.insert(argv.end(), {"--shape-file", util::absolute(shape_file)});
-  }
-  if (!r.dtypes.empty()) {
-    argv.insert(argv.end(), {"--dtypes", util::join(r.dtypes, ",")});
-  }
-  if (!r.timer.empty()) {
-    argv.insert(argv.end(), {"--timer", r.timer});
-  }
-  return argv;
+  return exec::run_argv(exec::this_zl(m_backend, r.backend_paths), worker);
 }
 
 void Sweep::run_workers(std::vector<Worker>& workers) const
@@ -236,11 +232,11 @@ std::string Sweep::sweep_json(std::optional<double> wall_s) const
 {
   util::JsonWriter j;
   auto& w = j.w();
+  using D = loader::DeviceField;
   auto worker = [&](const Worker& x) {
     w.StartObject();
     j.field("worker", x.label);
-    j.field("device", x.device.index);
-    j.field("uuid", x.device.uuid);
+    loader::to_json(j, x.device, {{D::index, "device"}, D::uuid});
     j.field("shapes", static_cast<unsigned long long>(x.shapes));
     j.field("run_dir", x.run_dir);
     j.field("log", x.log);
@@ -260,9 +256,7 @@ std::string Sweep::sweep_json(std::optional<double> wall_s) const
   w.StartArray();
   for (const auto& d : m_devices) {
     w.StartObject();
-    j.field("index", d.index);
-    j.field("uuid", d.uuid);
-    j.field("name", d.name);
+    loader::to_json(j, d, {D::index, D::uuid, D::name});
     w.EndObject();
   }
   w.EndArray();

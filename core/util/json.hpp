@@ -18,33 +18,50 @@ public:
   rapidjson::PrettyWriter<rapidjson::StringBuffer>& w() { return m_writer; }
   void key(const std::string& k) { m_writer.Key(k.c_str(), static_cast<rapidjson::SizeType>(k.size())); }
   void str(const std::string& v) { m_writer.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size())); }
-  void field(const std::string& k, const std::string& v) { key(k), str(v); }
-  void field(const std::string& k, const char* v) { key(k), str(v); }
-  void field(const std::string& k, bool v) { key(k), m_writer.Bool(v); }
-  void field(const std::string& k, long long v) { key(k), m_writer.Int64(v); }
-  void field(const std::string& k, unsigned long long v) { key(k), m_writer.Uint64(v); }
-  void field(const std::string& k, int v) { key(k), m_writer.Int(v); }
-  void field(const std::string& k, unsigned v) { key(k), m_writer.Uint(v); }
-  void field(const std::string& k, double v) { key(k), m_writer.Double(v); }
-  // A string, or null when empty.
-  void nullable(const std::string& k, const std::string& v)
+  // A value: for an object's members written by its field table (core/util/fields.hpp).
+  void value(const std::string& v) { str(v); }
+  void value(const char* v) { str(v); }
+  void value(bool v) { m_writer.Bool(v); }
+  void value(long long v) { m_writer.Int64(v); }
+  void value(unsigned long long v) { m_writer.Uint64(v); }
+  void value(int v) { m_writer.Int(v); }
+  void value(unsigned v) { m_writer.Uint(v); }
+  void value(double v) { m_writer.Double(v); }
+  void value(const std::vector<std::string>& values)
   {
-    key(k);
-    v.empty() ? static_cast<void>(m_writer.Null()) : str(v);
-  }
-  template <typename T>
-  void nullable(const std::string& k, const std::optional<T>& v)
-  {
-    v ? field(k, *v) : (key(k), static_cast<void>(m_writer.Null()));
-  }
-  void strings(const std::string& k, const std::vector<std::string>& values)
-  {
-    key(k);
     m_writer.StartArray();
     for (const auto& v : values) {
       str(v);
     }
     m_writer.EndArray();
+  }
+  // A string, or null when empty.
+  void nullable_value(const std::string& v) { v.empty() ? static_cast<void>(m_writer.Null()) : str(v); }
+  template <typename T>
+  void nullable_value(const std::optional<T>& v)
+  {
+    v ? value(*v) : static_cast<void>(m_writer.Null());
+  }
+
+  template <typename T>
+  void field(const std::string& k, const T& v)
+  {
+    key(k), value(v);
+  }
+  template <typename T>
+  void nullable(const std::string& k, const T& v)
+  {
+    key(k), nullable_value(v);
+  }
+  void strings(const std::string& k, const std::vector<std::string>& values) { field(k, values); }
+  // An object member: its key, then what fill writes between the braces.
+  template <typename Fill>
+  void object(const std::string& k, Fill&& fill)
+  {
+    key(k);
+    m_writer.StartObject();
+    fill();
+    m_writer.EndObject();
   }
   // The document, with a final newline.
   std::string text() const { return std::string(m_buffer.GetString(), m_buffer.GetSize()) + "\n"; }

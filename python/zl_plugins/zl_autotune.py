@@ -20,12 +20,12 @@ tuned, AUTOTUNE_SUMMARY at the end of the session. Triton is imported only when 
 autotune mode is record or replay; flag_gems never is (LibTuner is found as a subclass of
 Autotuner once the benchmark has imported it).
 """
-import functools
 import time
 
 import pytest
 
 import zl_autotune_records as records
+import zl_patch
 import zl_plan
 
 _STATE = None
@@ -124,7 +124,7 @@ class _State:
     def __init__(self, plan):
         self.plan = plan
         self.mode = plan.autotune.mode
-        self.patches = []
+        self.patches = zl_patch.Patcher()
         self.base = None
         self.kernels = {}  # kernel id -> _Kernel
         self.ids = {}  # id(tuner) -> kernel id
@@ -151,31 +151,17 @@ class _State:
         (LibTuner and its policies appear when the benchmark imports flag_gems)."""
         if self.base is None:
             return
-        seen, stack = set(), [self.base]
-        while stack:
-            cls = stack.pop()
-            if cls in seen:
-                continue
-            seen.add(cls)
-            stack.extend(cls.__subclasses__())
+        for cls in zl_patch.class_tree(self.base):
             self.can_count = self.can_count or callable(cls.__dict__.get("_bench"))
-            for name, wrap in (("run", _wrap_run), ("_bench", _wrap_bench)):
-                method = cls.__dict__.get(name)
-                if callable(method) and not hasattr(method, "_zl_original"):
-                    self.patches.append((cls, name, method))
-                    setattr(cls, name, wrap(method))
-
-    def unpatch(self):
-        for cls, name, method in reversed(self.patches):
-            setattr(cls, name, method)
-        self.patches.clear()
+            self.patches.wrap_own(cls, "run", _wrap_run)
+            self.patches.wrap_own(cls, "_bench", _wrap_bench)
 
     def attach(self, tuner):
         cache = getattr(tuner, "cache", None)
         if cache is None or (isinstance(cache, CacheProxy) and cache._zl_tuner is tuner):
             return
-        try:
-            tuner.cache = CacheProxy(self, tuner, cache)
+        try:  # the tuner gets its own cache back at unconfigure
+            self.patches.patch(tuner, "cache", CacheProxy(self, tuner, cache))
         except AttributeError:  # a read-only cache: this tuner cannot be followed
             zl_plan.marker("AUTOTUNE_HOOK", status="unavailable", kernel=self.kernel_of(tuner),
                            reason="the tuner's cache cannot be replaced")
@@ -303,25 +289,23 @@ def _triton_version():
 
 
 def _wrap_run(original):
-    @functools.wraps(original)
+    @zl_patch.wraps(original)
     def run(self, *args, **kwargs):
         if _STATE is not None:
             _STATE.attach(self)
         return original(self, *args, **kwargs)
 
-    run._zl_original = original
     return run
 
 
 def _wrap_bench(original):
-    @functools.wraps(original)
+    @zl_patch.wraps(original)
     def _bench(self, *args, **kwargs):
         cache = getattr(self, "cache", None)
         if isinstance(cache, CacheProxy):
             cache.bench_count += 1
         return original(self, *args, **kwargs)
 
-    _bench._zl_original = original
     return _bench
 
 
@@ -331,22 +315,18 @@ def pytest_configure(config):
     _STATE = None
     if plan is None or plan.autotune.mode == "off":
         return
-    state = _State(plan)
+    state = _STATE = _State(plan)  # set first: unconfigure restores what a failure left patched
     if state.mode == "replay":
         state.load()
     reason = state.find_base()
     zl_plan.marker("AUTOTUNE_HOOK", mode=state.mode, status="unavailable" if reason else "hooked",
                    reason=reason)
     state.hook_tree()
-    _STATE = state
 
 
 def pytest_unconfigure(config):
     global _STATE
-    if _STATE is not None:
-        _STATE.unpatch()
-    _STATE = None
-    zl_plan.release(config)
+    _STATE = zl_patch.unconfigure(config, _STATE)
 
 
 def pytest_collection_finish(session):

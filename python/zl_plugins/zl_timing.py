@@ -16,7 +16,6 @@ and record_shapes, so markers name a row exactly as the table prints it.
 
 Before every test function runs: `ZL_TIMER op=<FLAGGEMS_PERF_CURRENT_OP> timer=… reason=…`.
 """
-import functools
 import inspect
 import os
 import sys
@@ -25,6 +24,7 @@ import warnings
 
 import pytest
 
+import zl_patch
 import zl_plan
 
 PROFILER_MAX_ITERS = 50
@@ -59,7 +59,7 @@ class TimingContext:
 class _State:
     def __init__(self, plan):
         self.plan = plan
-        self.patches = []  # (owner, attribute, original)
+        self.patches = zl_patch.Patcher()
         self.base_dirs = set()
         self.frames = []  # (bench, args, kwargs) of the get_latency calls in progress
         self.busy = False
@@ -101,15 +101,6 @@ class _State:
         finally:
             self.busy = False
 
-    def patch(self, owner, name, wrapper):
-        self.patches.append((owner, name, getattr(owner, name)))
-        setattr(owner, name, wrapper)
-
-    def unpatch(self):
-        for owner, name, original in reversed(self.patches):
-            setattr(owner, name, original)
-        self.patches.clear()
-
 
 def _capture_engine():
     import zl_capture
@@ -142,7 +133,7 @@ def pytest_configure(config):
     _STATE = None
     if plan is None:
         return
-    state = _State(plan)
+    state = _STATE = _State(plan)  # set first: unconfigure restores what a failure left patched
     if state.needs_hook:
         if plan.timer == "graph" and config.pluginmanager.get_plugin("zl_capture") is None:
             raise pytest.UsageError(
@@ -151,15 +142,11 @@ def pytest_configure(config):
         if plan.timer == "profiler":
             state.profiler = ProfilerTimer.for_plan(plan)
         _hook_triton(state, plan)
-    _STATE = state
 
 
 def pytest_unconfigure(config):
     global _STATE
-    if _STATE is not None:
-        _STATE.unpatch()
-    _STATE = None
-    zl_plan.release(config)
+    _STATE = zl_patch.unconfigure(config, _STATE)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -189,18 +176,18 @@ def _hook_triton(state, plan):
         import triton.testing
     except ImportError:
         return  # a base module with its own do_bench may still be hooked
-    state.patch(triton.testing, "do_bench", _wrap_timer(triton.testing.do_bench))
+    state.patches.patch(triton.testing, "do_bench", _wrap_timer(triton.testing.do_bench))
     if plan.backend.flaggems_vendor == "ascend":
         try:
             import triton.backends.ascend.testing as ascend
         except ImportError:
             return
         if callable(getattr(ascend, "do_bench_npu", None)):
-            state.patch(ascend, "do_bench_npu", _wrap_timer(ascend.do_bench_npu))
+            state.patches.patch(ascend, "do_bench_npu", _wrap_timer(ascend.do_bench_npu))
 
 
 def _wrap_timer(original):
-    @functools.wraps(original)
+    @zl_patch.wraps(original)
     def zl_do_bench(fn, *args, **kwargs):
         state = _STATE
         if (state is None or state.busy or state.item is None
@@ -208,7 +195,6 @@ def _wrap_timer(original):
             return original(fn, *args, **kwargs)
         return state.time(original, fn, args, kwargs)
 
-    zl_do_bench._zl_original = original
     return zl_do_bench
 
 
@@ -226,28 +212,14 @@ def _hook_base_modules(state):
         path = getattr(module, "__file__", None)
         if path:
             state.base_dirs.add(os.path.dirname(os.path.abspath(path)))
-        own = getattr(module, "do_bench", None)
-        if callable(own) and not hasattr(own, "_zl_original"):
-            state.patch(module, "do_bench", _wrap_timer(own))
-        for cls in _class_tree(module.Benchmark):
+        state.patches.wrap_own(module, "do_bench", _wrap_timer)
+        for cls in zl_patch.class_tree(module.Benchmark):
             for name in _HOOKED_METHODS:
-                method = cls.__dict__.get(name)
-                if inspect.isfunction(method) and not hasattr(method, "_zl_original"):
-                    state.patch(cls, name, _METHOD_WRAPPERS[name](method))
-
-
-def _class_tree(root):
-    seen, stack = [], [root]
-    while stack:
-        cls = stack.pop()
-        if cls not in seen:
-            seen.append(cls)
-            stack.extend(cls.__subclasses__())
-    return seen
+                state.patches.wrap_own(cls, name, _METHOD_WRAPPERS[name], inspect.isfunction)
 
 
 def _wrap_get_latency(original):
-    @functools.wraps(original)
+    @zl_patch.wraps(original)
     def get_latency(self, *args, **kwargs):
         state = _STATE
         if state is None:
@@ -258,12 +230,11 @@ def _wrap_get_latency(original):
         finally:
             state.frames.pop()
 
-    get_latency._zl_original = original
     return get_latency
 
 
 def _dtype_recorder(original, dtype_of):
-    @functools.wraps(original)
+    @zl_patch.wraps(original)
     def recorder(self, *args, **kwargs):
         dtype = dtype_of(args, kwargs)
         if dtype is not None:
@@ -273,7 +244,6 @@ def _dtype_recorder(original, dtype_of):
                 pass
         return original(self, *args, **kwargs)
 
-    recorder._zl_original = original
     return recorder
 
 

@@ -105,11 +105,13 @@ def deb_field(path, field):
 ZL_FILES = {"/usr/bin/zl", "/usr/lib/zl/backends/libzl_backend_cpu.so", "/usr/share/man/man1/zl.1",
             "/usr/share/doc/zl/README.md", "/usr/share/doc/zl/LICENSE", "/usr/share/doc/zl/copyright",
             "/usr/share/zl/python/zl_plugins/zl_timing.py",
-            "/usr/share/zl/python/compat/zl_compat.py", "/usr/share/zl/corpus/benchmark/conftest.py"}
+            "/usr/share/zl/python/zl_plugins/zl_compat.py", "/usr/share/zl/corpus/benchmark/conftest.py"}
 
 
 DEVEL_FILES = {"/usr/include/zl/backend_abi.h", "/usr/include/zl/backend_sdk.hpp",
                "/usr/include/zl/backend_sdk_visibility.hpp", "/usr/lib/cmake/zl/zlConfig.cmake",
+               *(f"/usr/include/zl/sdk/{h}.hpp"
+                 for h in ("descriptor", "device", "library", "reason", "text", "tool", "visibility")),
                "/usr/lib/cmake/zl/zlConfigVersion.cmake", "/usr/lib/cmake/zl/zlTargets.cmake",
                "/usr/lib/cmake/zl/ZlBackend.cmake", "/usr/lib/cmake/zl/zl_backend.map"}
 

@@ -60,11 +60,12 @@ def example_module(staged, tmp_path_factory):
 
 
 def test_install_layout(staged):
-    for path in ("bin/zl", "include/zl/backend_abi.h", "include/zl/backend_sdk.hpp", "lib/cmake/zl/zlConfig.cmake",
+    for path in ("bin/zl", "include/zl/backend_abi.h", "include/zl/backend_sdk.hpp", "include/zl/sdk/text.hpp",
+                 "lib/cmake/zl/zlConfig.cmake",
                  "lib/cmake/zl/zlConfigVersion.cmake", "lib/cmake/zl/zlTargets.cmake",
                  "lib/cmake/zl/ZlBackend.cmake", "lib/cmake/zl/zl_backend.map",
                  "lib/zl/backends/libzl_backend_cpu.so", "lib/zl/backends/libzl_backend_cuda.so",
-                 "share/zl/python/zl_plugins/zl_timing.py", "share/zl/python/compat/zl_compat.py",
+                 "share/zl/python/zl_plugins/zl_timing.py", "share/zl/python/zl_plugins/zl_compat.py",
                  "share/zl/corpus/benchmark/conftest.py", "share/man/man1/zl.1", "share/doc/zl/README.md",
                  "share/doc/zl/plan-file.md"):
         assert (staged / path).exists(), path

@@ -4,7 +4,7 @@ import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PLUGIN_DIRS = [ROOT / "python" / "zl_plugins", ROOT / "compat"]
+PLUGIN_DIRS = [ROOT / "python" / "zl_plugins"]
 CORPUS = ROOT / "corpus"
 PYTHON = "/usr/bin/python3"
 

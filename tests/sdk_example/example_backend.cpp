@@ -1,8 +1,8 @@
 // A third-party zl backend for a made-up vendor, "example", with two fake devices. It is written
 // against the installed headers only (<zl/backend_abi.h> through <zl/backend_sdk.hpp>) and shows
 // the shape every backend has: an enumerate function that collects zl::sdk::Device values and
-// answers through zl::sdk::publish, and a static descriptor whose one exported symbol is
-// zl_backend_get_descriptor.
+// answers through zl::sdk::publish, and a descriptor exported by ZL_BACKEND_ENTRY as the module's
+// one symbol, zl_backend_get_descriptor.
 //
 // EXAMPLE_DEVICES (read through the host, as a real backend reads its vendor's variables) sets
 // how many devices it reports, 0 to 8; the default is 2.
@@ -63,11 +63,6 @@ zl_backend_descriptor make_descriptor()
   return d;
 }
 
-const zl_backend_descriptor k_descriptor = make_descriptor();
-
 } // namespace
 
-extern "C" ZL_BACKEND_EXPORT const zl_backend_descriptor* zl_backend_get_descriptor(void)
-{
-  return &k_descriptor;
-}
+ZL_BACKEND_ENTRY(make_descriptor())

@@ -1,4 +1,5 @@
 #include "batch/caliber.hpp"
+#include "exec/invocation.hpp"
 
 #include "util/error.hpp"
 
@@ -63,7 +64,7 @@ TEST_CASE("zl::batch caliber: campaign.json round-trips; each difference is name
   CHECK(diffs[1].find("--shape-file content") == 0);
   CHECK_THROWS_WITH_AS(batch::parse_caliber_json("[]", "x/campaign.json"), doctest::Contains("x/campaign.json"), Error);
   // The options every op gets carry the whole caliber.
-  const auto args = batch::run_args(c);
+  const auto args = exec::run_argv({}, batch::base_request(c));
   CHECK(std::find(args.begin(), args.end(), "--level") != args.end());
   CHECK(std::find(args.begin(), args.end(), "float16,bfloat16") != args.end());
   CHECK(std::find(args.begin(), args.end(), "/s.yaml") != args.end());
@@ -84,4 +85,18 @@ TEST_CASE("zl::batch::legacy_differences: what ops_status.csv says, once per opt
   batch::OpStatus pending;
   pending.op = "mm"; // never ran: says nothing
   CHECK(batch::legacy_differences({pending}, "/nowhere", now).empty());
+}
+
+TEST_CASE("zl::batch caliber: the executor is part of it; a campaign.json without one reads as process")
+{
+  auto c = base();
+  CHECK(c.executor == "process");
+  auto warm = c;
+  warm.executor = "warm";
+  const auto diffs = batch::caliber_differences(c, warm);
+  REQUIRE(diffs.size() == 1);
+  CHECK(diffs[0] == "--executor: the campaign has 'process', this command 'warm'");
+  CHECK(batch::parse_caliber_json(batch::caliber_json(warm), "campaign.json").executor == "warm");
+  CHECK(batch::parse_caliber_json(R"({"schema": 1, "caliber": {"level": "core"}})", "campaign.json").executor ==
+        "process");
 }

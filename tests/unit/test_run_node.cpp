@@ -59,3 +59,31 @@ TEST_CASE("zl::run::resolve_node")
     CHECK(n.marker.empty());
   }
 }
+
+TEST_CASE("zl::run::to_json(Node)")
+{
+  using F = zl::run::NodeField;
+  zl::run::Node n;
+  n.node = "benchmark/test_abs.py";
+  n.op = "abs";
+  n.how = "benchmark/test_abs.py exists";
+  const auto text = [&](std::initializer_list<zl::util::Pick<F>> fields) {
+    zl::util::JsonWriter j;
+    j.w().StartObject();
+    to_json(j, n, fields);
+    j.w().EndObject();
+    return j.text();
+  };
+  SUBCASE("run_identity.json's node object: no marker is null")
+  {
+    CHECK(text({F::op, F::node, F::marker, F::resolution}) ==
+          "{\n  \"op\": \"abs\",\n  \"node\": \"benchmark/test_abs.py\",\n  \"marker\": null,\n"
+          "  \"resolution\": \"benchmark/test_abs.py exists\"\n}\n");
+  }
+  SUBCASE("plan.json's top-level fields keep their published name")
+  {
+    n.marker = "abs";
+    CHECK(text({F::marker, {F::resolution, "node_resolution"}}) ==
+          "{\n  \"marker\": \"abs\",\n  \"node_resolution\": \"benchmark/test_abs.py exists\"\n}\n");
+  }
+}

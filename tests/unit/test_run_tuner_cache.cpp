@@ -88,3 +88,28 @@ TEST_CASE("zl::run::default_cache_dir finds home as Python does")
     ::setenv("HOME", home.c_str(), 1);
   }
 }
+
+TEST_CASE("zl::run::to_json(TunerCache)")
+{
+  using F = zl::run::TunerCacheField;
+  const auto text = [](const zl::run::TunerCache& c) {
+    zl::util::JsonWriter j;
+    j.w().StartObject();
+    to_json(j, c, {F::mode, F::path, F::entries_before, F::databases, F::note, F::removed_after});
+    j.w().EndObject();
+    return j.text();
+  };
+  SUBCASE("a shared cache whose entries were counted")
+  {
+    CHECK(text({"shared", "/root/.flaggems", 12, {"/root/.flaggems/config_cache/TunedConfig_x.db"}, ""}) ==
+          "{\n  \"mode\": \"shared\",\n  \"path\": \"/root/.flaggems\",\n  \"entries_before\": 12,\n"
+          "  \"databases\": [\n    \"/root/.flaggems/config_cache/TunedConfig_x.db\"\n  ],\n"
+          "  \"note\": null,\n  \"removed_after\": false\n}\n");
+  }
+  SUBCASE("an isolated one is removed after the run; an unknown count is null, with its note")
+  {
+    CHECK(text({"isolated", "/r/.tuner-cache", std::nullopt, {}, "unreadable"}) ==
+          "{\n  \"mode\": \"isolated\",\n  \"path\": \"/r/.tuner-cache\",\n  \"entries_before\": null,\n"
+          "  \"databases\": [],\n  \"note\": \"unreadable\",\n  \"removed_after\": true\n}\n");
+  }
+}

@@ -3,7 +3,7 @@
 
 #include "fake_vendor_host.hpp"
 
-#include <zl/backend_sdk_visibility.hpp>
+#include <zl/sdk/visibility.hpp>
 
 #include <initializer_list>
 #include <string>

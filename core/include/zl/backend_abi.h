@@ -178,7 +178,18 @@ typedef struct zl_backend_descriptor
   const char* flagtree_token;          /* <VENDOR> in FLAGTREE_<VENDOR>_RLC_ENHANCE ("" for none); since 1.0 */
 
   /* Lists the devices. Must not throw, abort or print; returns ZL_OK with count 0 and a reason
-   * when there is nothing to list. host is valid only during the call. since 1.0 */
+   * when there is nothing to list. host is valid only during the call. since 1.0
+   *
+   * Calls, and what zl guarantees: zl makes one call into a module at a time (enumerate_devices
+   * and filter_visible are never running at once, in one thread or several), and never re-enters
+   * it: the host's run_program and get_env do not call back into a module. zl may call
+   * enumerate_devices several times in one process (selecting a backend, then the devices of a
+   * run), each time with a fresh out.
+   * What a backend must assume: any call may be the first or another one, so it opens and closes
+   * (or reference-counts) its vendor library within the call and keeps nothing between calls
+   * that a later call depends on. It need not be safe to call concurrently, nor lock against it:
+   * not every vendor's management library allows concurrent use, and zl relies on none doing
+   * so. A program other than zl that loads modules serializes its calls into each module. */
   zl_status (*enumerate_devices)(const zl_host_api* host, zl_enumeration* out);
 
   /* Applies the visibility mask the process inherited (visibility_var, or any variable of the
@@ -186,8 +197,8 @@ typedef struct zl_backend_descriptor
    * enumerate_devices listed, whose index, uuid and visibility_id ignore every mask. Must not
    * throw, abort or print; with no mask set, every device is visible and masked is 0. NULL: the
    * core reads visibility_var as a comma list of indices, UUIDs or visibility_ids, stops at the
-   * first entry that names no device, and pins each device by the entry that named it.
-   * since 1.1 */
+   * first entry that names no device, and pins each device by the entry that named it. Called as
+   * enumerate_devices is (one call at a time, never re-entered). since 1.1 */
   zl_status (*filter_visible)(const zl_host_api* host, const zl_device_info* devices, uint32_t count,
                               zl_visibility* out);
 } zl_backend_descriptor;
@@ -197,6 +208,7 @@ typedef struct zl_backend_descriptor
 
 /* The signature of the entry point. A module defines it as
  *   ZL_BACKEND_EXPORT const zl_backend_descriptor* zl_backend_get_descriptor(void);
+ * (a C++ module writes ZL_BACKEND_ENTRY(<descriptor>) from zl/sdk/descriptor.hpp instead).
  * It is called once, may not fail, and returns the same pointer every time. */
 typedef const zl_backend_descriptor* (*zl_backend_entry_fn)(void);
 

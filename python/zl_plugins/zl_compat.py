@@ -13,14 +13,18 @@ one file, one exact skip reason and one vendor:
 
 A rule of another vendor does nothing and prints nothing. flag_gems is imported only when
 the plan has at least one rule. The hook runs first (tryfirst) because it rewrites
-collection-time marks that every later reader of the item list must see.
+collection-time marks that every later reader of the item list must see. The `pytestmark`
+lists it rewrites are put back at unconfigure (zl_patch), for a next session in the process.
 """
 import os
 from pathlib import Path
 
 import pytest
 
+import zl_patch
 import zl_plan
+
+_PATCHES = zl_patch.Patcher()
 
 
 def pytest_configure(config):
@@ -28,6 +32,7 @@ def pytest_configure(config):
 
 
 def pytest_unconfigure(config):
+    _PATCHES.restore()
     zl_plan.release(config)
 
 
@@ -54,7 +59,7 @@ def pytest_collection_modifyitems(session, config, items):
                                why=rule.why)
             continue
         for item in guarded:
-            drop_skip(item, rule.skip_reason)
+            drop_skip(item, rule.skip_reason, _PATCHES)
             zl_plan.marker("ZL_COMPAT_DROPPED", file=rule.file, reason=rule.skip_reason,
                            vendor=rule.vendor, node=item.nodeid)
 
@@ -98,8 +103,9 @@ def _guards(item, rule):
     return any(_is_target(mark, rule.skip_reason) for mark in item.iter_markers(name="skipif"))
 
 
-def drop_skip(item, reason):
-    """Removes the skipif marks with exactly `reason` that apply to `item`.
+def drop_skip(item, reason, patches):
+    """Removes the skipif marks with exactly `reason` that apply to `item`; the `pytestmark`
+    lists it changes are recorded in `patches` (a zl_patch.Patcher).
 
     pytest evaluates skipif in pytest_runtest_setup from item.iter_markers(), which walks the
     own_markers of the item and of its parents (class, module); the same Mark objects also
@@ -125,6 +131,6 @@ def drop_skip(item, reason):
             kept = [] if _is_target(getattr(marks, "mark", marks), reason) else [marks]
         if len(kept) != (len(marks) if isinstance(marks, (list, tuple)) else 1):
             try:
-                setattr(owner, "pytestmark", kept)
+                patches.patch(owner, "pytestmark", kept)
             except (AttributeError, TypeError):
                 pass  # a read-only object; its node's own_markers are already clean

@@ -1,0 +1,59 @@
+#include "exec/factory.hpp"
+
+#include "exec/process.hpp"
+#include "util/error.hpp"
+#include "util/string.hpp"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <utility>
+
+namespace zl::exec {
+
+namespace {
+
+using Maker = std::function<std::unique_ptr<Executor>(const ExecutorSetup&)>;
+
+const std::vector<std::pair<std::string, Maker>>& table()
+{
+  static const std::vector<std::pair<std::string, Maker>> t = {
+      {"process", [](const ExecutorSetup& s) { return std::make_unique<ProcessExecutor>(s.zl, s.devices.size()); }},
+  };
+  return t;
+}
+
+} // namespace
+
+std::vector<std::string> executor_names()
+{
+  std::vector<std::string> names;
+  for (const auto& [name, _] : table()) {
+    names.push_back(name);
+  }
+  return names;
+}
+
+std::unique_ptr<Executor> make_executor(const std::string& name, const ExecutorSetup& setup)
+{
+  check_executor_name(name);
+  for (const auto& [known, make] : table()) {
+    if (known == name) {
+      return make(setup);
+    }
+  }
+  return nullptr; // not reached: check_executor_name knows the same table
+}
+
+void check_executor_name(const std::string& name)
+{
+  for (const auto& [known, _] : table()) {
+    if (known == name) {
+      return;
+    }
+  }
+  throw Error(fmt::format("--executor {} is not accepted; use one of: {}", name.empty() ? "\"\"" : name,
+                          util::join(executor_names(), ", ")));
+}
+
+} // namespace zl::exec

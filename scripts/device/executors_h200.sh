@@ -1,0 +1,77 @@
+#!/bin/bash
+# Issue 13 on real FlagGems: zl batch's executors against one plain pytest session over the
+# same ops, at the same timer. Run from the repository root on the accelerator machine with
+# .dev/flaggems (the FlagGems bundle) and .dev/zl (scripts/device/bundle-zl.sh); PHASE picks the
+# part (a device call is at most 10 minutes); state between phases stays in /tmp/zlx while the
+# machine is held. Results go to $OUT.
+#   plain   FlagGems' own session: --mode kernel and --mode cudagraph (the Triton cache warmed first)
+#   direct  zl batch --timer direct, --executor process and warm
+#   graph   zl batch --timer graph, --executor process and warm (round 1 of the A/B)
+#   rounds  two more graph rounds each side, then zl summary --ab of process against warm
+set -u
+export LD_LIBRARY_PATH=$PWD/.dev/zl/deps
+export PYTHONPATH=$PWD/.dev/flaggems/src:$PWD/.dev/flaggems/pylib
+Z=$PWD/.dev/zl/bin/zl
+FG=$PWD/.dev/flaggems
+R=/tmp/zlx
+mkdir -p $R
+S=$OUT/summary.txt
+OPS=${OPS:-abs,add,exp,sum,softmax,layer_norm,cumsum}
+COMMON=(--flaggems $FG --ops $OPS --level core --dtypes float16 --python python3)
+t() { # label, command...: wall seconds of one command
+  local label=$1
+  shift
+  local s=$(date +%s.%N)
+  "$@" > $R/$label.out 2>&1
+  local rc=$?
+  echo "$label rc=$rc wall=$(echo "$(date +%s.%N) - $s" | bc) s" >> $S
+}
+plain() { # mode, label
+  local files=() marks=()
+  for op in ${OPS//,/ }; do
+    files+=(benchmark/test_$op.py)
+    marks+=("$op")
+  done
+  local expr=$(printf ' or %s' "${marks[@]}")
+  (cd $FG && t $2 python3 -m pytest "${files[@]}" -m "${expr:4}" --mode $1 --level core --dtypes float16 -s -q -p no:cacheprovider)
+}
+batch() { # executor, timer, label
+  rm -rf $R/$3
+  mkdir -p $(dirname $R/$3)
+  t ${3//\//_} $Z --backend=cuda batch "${COMMON[@]}" --executor $1 --timer $2 --out $R/$3
+  tail -2 $R/${3//\//_}.out >> $S
+  cut -d, -f1-4 $R/$3/ops_status.csv | tr '\n' ' ' >> $S
+  echo >> $S
+}
+case ${PHASE:-plain} in
+plain)
+  { nvidia-smi --query-gpu=index,uuid,name --format=csv,noheader
+    python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)'
+    $Z --version; nproc; } > $OUT/env.txt 2>&1
+  # What a fork server could pre-import (torch, triton, pytest: flag_gems initializes CUDA, so
+  # it cannot be imported before a fork) against what a warm worker pays once (all of them).
+  python3 -c 'import time; t=time.time(); import torch, triton, pytest; a=time.time(); import flag_gems; b=time.time(); import torch; print(f"import torch+triton+pytest {a-t:.2f} s; then flag_gems {b-a:.2f} s; cuda initialized {torch.cuda.is_initialized()}")' >> $S 2>&1
+  plain kernel warmup_kernel
+  plain kernel plain_kernel
+  plain cudagraph plain_cudagraph
+  ;;
+direct)
+  batch process direct process_direct
+  batch warm direct warm_direct
+  ;;
+graph)
+  batch process graph process_graph/1
+  batch warm graph warm_graph/1
+  ;;
+rounds)
+  for k in 2 3; do
+    batch process graph process_graph/$k
+    batch warm graph warm_graph/$k
+  done
+  # Each side a folder of three campaigns: every pairing gets a U test over its rounds.
+  $Z summary --ab $R/process_graph $R/warm_graph > $OUT/ab.txt 2>&1
+  echo "summary --ab rc=$?" >> $S
+  ;;
+esac
+cp $R/*.out $OUT/ 2>/dev/null
+cat $S
