@@ -1,5 +1,5 @@
 // The Huawei Ascend backend: what differs about Ascend NPUs, as one static descriptor.
-// Every string here is sourced in README.md (this folder) from shared/reference/vendors.md §4.
+// Every string here is sourced in README.md (this folder) from docs/vendor-facts.md §4.
 #include "ascend_devices.hpp"
 
 #include <zl/backend_sdk.hpp>
@@ -11,7 +11,7 @@ const char* const k_aliases[] = {"npu", "huawei", nullptr};
 // Capture-failure wording, matched as substrings of the exception text. The classifier (not
 // here) tries the lists most severe first: device_fault, then poisoned, then refused. No string
 // appears in two lists. torch_npu reports ACL failures as "… NPU function error: <call>, error
-// code is <n>"; the codes are CANN's rt_error_codes.h (vendors.md §4.4).
+// code is <n>"; the codes are CANN's rt_error_codes.h (docs/vendor-facts.md §4.4).
 //
 // refused: the capture was not allowed; the op falls back to the direct timer.
 const char* const k_refused[] = {
@@ -21,7 +21,7 @@ const char* const k_refused[] = {
     "Cannot run aclop operators during NPU graph capture",
     // NPUGraph::capture_begin preconditions.
     "must be captured on a non-default stream", "Do not support TASK_QUEUE_ENABLE = 2 during NPU graph capture",
-    // NPUGeneratorImpl RNG guards, the NPU side of the seed's dropout/rand fallback.
+    // NPUGeneratorImpl RNG guards, the NPU side of the dropout/rand fallback.
     "while in capture mode", "can be called during stream capture only if new seed is the same as the original seed",
     // The runtime refusing one operation inside a capture (rtMemcpy in vllm-ascend#10309).
     "the current capture mode does not support this operation",
@@ -68,12 +68,12 @@ zl_backend_descriptor make_descriptor()
   d.visibility_var = zl::backend_ascend::k_visibility_var;
   // Nothing is unset: ASCEND_VISIBLE_DEVICES inside a container describes what was mounted, and
   // removing it from a child changes nothing the runtime reads; CUDA_VISIBLE_DEVICES has no
-  // effect on Ascend (vendors.md §4.2).
+  // effect on Ascend (docs/vendor-facts.md §4.2).
   d.capabilities = ZL_CAP_GRAPH_CAPTURE | ZL_CAP_PROFILER_TIMER;
   d.graph_class = "NPUGraph"; // torch_npu.npu.NPUGraph (ACLGraph); transfer_to_npu does not alias CUDAGraph
   d.capture = {k_refused, k_device_fault, k_poisoned};
   // FlagTree's ascend backend (triton_v3.2.x) has no FLAGTREE_ASCEND_* knob in our sources
-  // (vendors.md §6), so there is no token to set.
+  // (docs/vendor-facts.md §6), so there is no token to set.
   d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_ascend::enumerate>;
   d.filter_visible = zl::sdk::guarded_filter<zl::backend_ascend::filter_visible>;
   return d;

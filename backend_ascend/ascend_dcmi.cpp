@@ -1,6 +1,7 @@
 // DCMI through dlopen: no CANN SDK at build time, no hard dependency at run time.
-// Prototypes and structs: the Ascend 910B DCMI API reference (vendors.md §4.1). Cards and the
-// chips in them are addressed as (card_id, device_id), which npu-smi prints as NPU ID and Chip.
+// Prototypes and structs: the Ascend 910B DCMI API reference (docs/vendor-facts.md §4.1). Cards
+// and the chips in them are addressed as (card_id, device_id), which npu-smi prints as NPU ID and
+// Chip.
 #include "ascend_devices.hpp"
 
 #include <zl/backend_sdk.hpp>

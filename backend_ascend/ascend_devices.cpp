@@ -8,7 +8,7 @@ namespace zl::backend_ascend {
 
 zl_status enumerate_with(const zl_host_api* host, zl_enumeration* out, LibraryProbe probe)
 {
-  // DCMI is documented as unsupported together with ASCEND_RT_VISIBLE_DEVICES (vendors.md §4.2).
+  // DCMI is documented as unsupported with ASCEND_RT_VISIBLE_DEVICES (docs/vendor-facts.md §4.2).
   LibraryResult lib;
   if (host->get_env != nullptr && host->get_env(host->ctx, k_visibility_var) != nullptr) {
     lib.state = LibraryResult::State::skipped;

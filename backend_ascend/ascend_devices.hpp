@@ -109,9 +109,10 @@ zl_status enumerate_with(const zl_host_api* host, zl_enumeration* out, LibraryPr
 // DCMI (unless ASCEND_RT_VISIBLE_DEVICES is set), else npu-smi info + npu-smi info -m.
 zl_status enumerate(const zl_host_api* host, zl_enumeration* out);
 
-// The ASCEND_RT_VISIBLE_DEVICES mask the process inherited, read as CANN reads it (vendors.md
-// §4.2): logic IDs in ascending order; reading stops at the first invalid character or ID
-// ("1, 2,3" gives 1, "1,3,8" gives 1,3 on a 4-chip host). Each chip is pinned by its logic ID.
+// The ASCEND_RT_VISIBLE_DEVICES mask the process inherited, read as CANN reads it
+// (docs/vendor-facts.md §4.2): logic IDs in ascending order; reading stops at the first invalid
+// character or ID ("1, 2,3" gives 1, "1,3,8" gives 1,3 on a 4-chip host). Each chip is pinned by
+// its logic ID.
 sdk::Visibility filter_visible(const zl_host_api* host, const std::vector<Device>& devices);
 
 } // namespace zl::backend_ascend

@@ -1,5 +1,5 @@
-// Parsers for npu-smi's two outputs (vendors.md §4.1). npu-smi has no CSV or JSON mode and its
-// columns move between versions (Phy-ID in 26.x, Chip Phy-ID in -m on Ascend 950), so both
+// Parsers for npu-smi's two outputs (docs/vendor-facts.md §4.1). npu-smi has no CSV or JSON mode
+// and its columns move between versions (Phy-ID in 26.x, Chip Phy-ID in -m on Ascend 950), so both
 // parsers find their columns by header name, never by position.
 #include "ascend_devices.hpp"
 

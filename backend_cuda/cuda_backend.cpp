@@ -1,5 +1,5 @@
 // The NVIDIA CUDA backend: what differs about NVIDIA GPUs, as one static descriptor.
-// Every string here is sourced in README.md (this folder) from shared/reference/vendors.md §1.
+// Every string here is sourced in README.md (this folder) from docs/vendor-facts.md §1.
 #include "cuda_devices.hpp"
 
 #include <zl/backend_sdk.hpp>
@@ -14,11 +14,11 @@ const char* const k_aliases[] = {"nvidia", nullptr};
 //
 // refused: the capture was not allowed; the op falls back to the direct timer.
 const char* const k_refused[] = {
-    // cudaGetErrorString texts of the stream-capture codes 900-908 (vendors.md §1.4).
+    // cudaGetErrorString texts of the stream-capture codes 900-908 (docs/vendor-facts.md §1.4).
     "operation not permitted when stream is capturing", // 900 Unsupported
     // 901 Invalidated reports a capture that an earlier illegal call already invalidated; the
-    // earlier call is the refusal, so 901 is refused too. The seed guesses no poisoning wording
-    // for CUDA, so it is not poisoned.
+    // earlier call is the refusal, so 901 is refused too. The earlier Python harness guessed no
+    // poisoning wording for CUDA, so it is not poisoned.
     "operation failed due to a previous error during capture",                      // 901 Invalidated
     "operation would result in a merge of separate capture sequences",              // 902 Merge
     "capture was not ended in the same stream as it began",                         // 903 Unmatched
@@ -31,7 +31,7 @@ const char* const k_refused[] = {
     "during CUDA graph capture",
     // PyTorch: "CUDA graphs must be captured on a non-default stream."
     "must be captured on a non-default stream",
-    // Triton 3.1 do_bench_cudagraph on the default stream (vendors.md §5).
+    // Triton 3.1 do_bench_cudagraph on the default stream (docs/vendor-facts.md §5).
     "Cannot capture graph in default stream", nullptr};
 
 // device_fault: the kernel itself failed on the device; re-raise, never report a latency.
@@ -45,8 +45,8 @@ const char* const k_device_fault[] = {"an illegal memory access was encountered"
                                       "an illegal instruction was encountered",
                                       nullptr};
 
-// poisoned: none. The seed carries CUDA's marker list over unchanged and guesses no poisoning
-// wording for it; a CUDA entry belongs here only once it has been seen on a device.
+// poisoned: none. The earlier Python harness carried CUDA's marker list over unchanged and guessed
+// no poisoning wording for it; a CUDA entry belongs here only once it has been seen on a device.
 
 zl_backend_descriptor make_descriptor()
 {
@@ -58,14 +58,14 @@ zl_backend_descriptor make_descriptor()
   d.flaggems_vendor = "nvidia";
   d.torch_module = "torch.cuda";
   d.torch_device = "cuda";
-  // Pinned by UUID (visibility_id): robust under MPS and container remapping (vendors.md §1.2).
-  // Nothing is unset.
+  // Pinned by UUID (visibility_id): robust under MPS and container remapping (docs/vendor-facts.md
+  // §1.2). Nothing is unset.
   d.visibility_var = "CUDA_VISIBLE_DEVICES";
   d.capabilities = ZL_CAP_GRAPH_CAPTURE | ZL_CAP_PROFILER_TIMER;
   d.graph_class = "CUDAGraph";
   d.capture = {k_refused, k_device_fault, zl::sdk::k_no_strings};
   // FlagTree has no FLAGTREE_NVIDIA_* knob: NVIDIA builds read the generic FLAGTREE_RLC_ENHANCE
-  // (vendors.md §6), which has no <VENDOR> part, so the token stays empty.
+  // (docs/vendor-facts.md §6), which has no <VENDOR> part, so the token stays empty.
   d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_cuda::enumerate>;
   d.filter_visible = zl::sdk::guarded_filter<zl::backend_cuda::filter_visible>;
   return d;

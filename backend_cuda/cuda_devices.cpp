@@ -41,7 +41,7 @@ ParseResult parse_nvidia_smi_csv(std::string_view text)
   ParseResult result = sdk::parse_query_gpu_csv(text, &parse_mib, "MiB count");
   for (Device& d : result.devices) {
     // CUDA_VISIBLE_DEVICES takes the UUID; unlike an index it survives MPS and remapping
-    // (vendors.md §1.2).
+    // (docs/vendor-facts.md §1.2).
     d.visibility_id = d.uuid;
   }
   return result;

@@ -44,9 +44,10 @@ zl_status enumerate_with(const zl_host_api* host, zl_enumeration* out, LibraryPr
 // NVML, else nvidia-smi. Never throws past the backend entry point (it wraps this).
 zl_status enumerate(const zl_host_api* host, zl_enumeration* out);
 
-// One CUDA_VISIBLE_DEVICES entry (vendors.md §1.2): an index in nvidia-smi order, "GPU-<uuid>" or a
-// unique prefix of it, or "MIG-GPU-<uuid>/<gi>/<ci>" (a MIG instance of that GPU, pinned by the
-// entry itself so that the child never gets the whole GPU). Other forms are invalid here.
+// One CUDA_VISIBLE_DEVICES entry (docs/vendor-facts.md §1.2): an index in nvidia-smi order,
+// "GPU-<uuid>" or a unique prefix of it, or "MIG-GPU-<uuid>/<gi>/<ci>" (a MIG instance of that GPU,
+// pinned by the entry itself so that the child never gets the whole GPU). Other forms are invalid
+// here.
 sdk::MaskEntry match_cuda_entry(std::string_view entry, const std::vector<Device>& devices);
 
 // The CUDA_VISIBLE_DEVICES mask the process inherited, read as CUDA reads it: the empty value

@@ -1,5 +1,5 @@
 // NVML through dlopen: no CUDA SDK at build time, no hard dependency at run time.
-// Prototypes: NVIDIA/go-nvml gen/nvml/nvml.h (vendors.md §1.1).
+// Prototypes: NVIDIA/go-nvml gen/nvml/nvml.h (docs/vendor-facts.md §1.1).
 #include "cuda_devices.hpp"
 
 #include <zl/backend_sdk.hpp>

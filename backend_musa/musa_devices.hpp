@@ -80,9 +80,9 @@ zl_status enumerate_with(const zl_host_api* host, zl_enumeration* out, LibraryPr
 zl_status enumerate(const zl_host_api* host, zl_enumeration* out);
 
 // The MUSA_VISIBLE_DEVICES mask the process inherited. torch_musa documents indices only
-// (vendors.md §2.2), the physical gmi/MTML numbering; each device is pinned by its own index, one
-// of the mask's entries. How the MUSA runtime treats an entry it cannot read is not documented:
-// zl reads no further there, as CUDA does, which can only narrow the mask.
+// (docs/vendor-facts.md §2.2), the physical gmi/MTML numbering; each device is pinned by its own
+// index, one of the mask's entries. How the MUSA runtime treats an entry it cannot read is not
+// documented: zl reads no further there, as CUDA does, which can only narrow the mask.
 sdk::Visibility filter_visible(const zl_host_api* host, const std::vector<Device>& devices);
 
 } // namespace zl::backend_musa

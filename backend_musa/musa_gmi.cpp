@@ -1,4 +1,4 @@
-// Parsers for mthreads-gmi's two machine-readable outputs (vendors.md §2.1).
+// Parsers for mthreads-gmi's two machine-readable outputs (docs/vendor-facts.md §2.1).
 #include "musa_devices.hpp"
 
 #include <zl/backend_sdk.hpp>

@@ -1,5 +1,5 @@
 // MTML through dlopen: no MUSA SDK at build time, no hard dependency at run time.
-// Prototypes: yeahdongcn/mthreads-ml-py mtml_2.2.0.h (vendors.md §2.1).
+// Prototypes: yeahdongcn/mthreads-ml-py mtml_2.2.0.h (docs/vendor-facts.md §2.1).
 #include "musa_devices.hpp"
 
 #include <zl/backend_sdk.hpp>

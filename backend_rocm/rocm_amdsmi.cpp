@@ -1,5 +1,5 @@
 // AMD SMI through dlopen: no ROCm SDK at build time, no hard dependency at run time.
-// Prototypes: ROCm/amdsmi include/amd_smi/amdsmi.h (vendors.md §3.1).
+// Prototypes: ROCm/amdsmi include/amd_smi/amdsmi.h (docs/vendor-facts.md §3.1).
 //
 // Only calls whose arguments are plain values are made with a fixed layout: the UUID string, the
 // VRAM total and the socket/processor handles. amdsmi_asic_info_t changed layout between

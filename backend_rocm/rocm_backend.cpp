@@ -1,5 +1,5 @@
 // The AMD ROCm backend: what differs about AMD GPUs, as one static descriptor.
-// Every string here is sourced in README.md (this folder) from shared/reference/vendors.md §3.
+// Every string here is sourced in README.md (this folder) from docs/vendor-facts.md §3.
 #include "rocm_devices.hpp"
 
 #include <zl/backend_sdk.hpp>
@@ -10,13 +10,13 @@ const char* const k_aliases[] = {"amd", "hip", nullptr};
 
 // Exactly one visibility variable is set: ROCR_VISIBLE_DEVICES, applied by ROCr beneath HIP.
 // The HIP-level ones are removed, because HIP masks again on top of ROCR and the same physical
-// index in both can leave zero GPUs ("No HIP GPUs are available", vendors.md §3.2).
+// index in both can leave zero GPUs ("No HIP GPUs are available", docs/vendor-facts.md §3.2).
 // GPU_DEVICE_ORDINAL (ROCclr) is a third mask of the same kind.
 const char* const k_unset[] = {"HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", nullptr};
 
-// Capture-failure wording, matched as substrings of the exception text. The classifier (not
-// here) tries the lists most severe first: device_fault, then poisoned, then refused. No string
-// appears in two lists. HIP shares CUDA's codes and texts 900-908 (vendors.md §3.4); PyTorch on
+// Capture-failure wording, matched as substrings of the exception text. The classifier (not here)
+// tries the lists most severe first: device_fault, then poisoned, then refused. No string appears
+// in two lists. HIP shares CUDA's codes and texts 900-908 (docs/vendor-facts.md §3.4); PyTorch on
 // ROCm prints "HIP error: <hipGetErrorString>" and names the enum in its "Search for `hipError…'"
 // line, so both spellings match.
 //
@@ -43,7 +43,7 @@ const char* const k_refused[] = {
     "hipErrorStreamCaptureWrongThread",
     // PyTorch's RNG guard keeps its CUDA wording on ROCm builds (torch.cuda is HIP there).
     "during CUDA graph capture", "must be captured on a non-default stream",
-    // Triton 3.1 do_bench_cudagraph on the default stream (vendors.md §5).
+    // Triton 3.1 do_bench_cudagraph on the default stream (docs/vendor-facts.md §5).
     "Cannot capture graph in default stream", nullptr};
 
 // device_fault: the kernel failed on the device; re-raise, never report a latency.
@@ -66,13 +66,13 @@ zl_backend_descriptor make_descriptor()
   d.flaggems_vendor = "amd";
   d.torch_module = "torch.cuda"; // PyTorch's ROCm build reuses torch.cuda (torch.version.hip set)
   d.torch_device = "cuda";
-  d.visibility_var = "ROCR_VISIBLE_DEVICES"; // takes "GPU-<16hex>" or an index (vendors.md §3.2)
+  d.visibility_var = "ROCR_VISIBLE_DEVICES"; // takes "GPU-<16hex>" or an index (docs/vendor-facts.md §3.2)
   d.visibility_unset = k_unset;
   d.capabilities = ZL_CAP_GRAPH_CAPTURE | ZL_CAP_PROFILER_TIMER;
-  d.graph_class = "CUDAGraph"; // torch.cuda.CUDAGraph captures HIP graphs (vendors.md §3.3)
+  d.graph_class = "CUDAGraph"; // torch.cuda.CUDAGraph captures HIP graphs (docs/vendor-facts.md §3.3)
   d.capture = {k_refused, k_device_fault, zl::sdk::k_no_strings};
   // FlagTree has no FLAGTREE_AMD_* knob: AMD builds read the generic FLAGTREE_RLC_ENHANCE
-  // (vendors.md §6), which has no <VENDOR> part, so the token stays empty.
+  // (docs/vendor-facts.md §6), which has no <VENDOR> part, so the token stays empty.
   d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_rocm::enumerate>;
   d.filter_visible = zl::sdk::guarded_filter<zl::backend_rocm::filter_visible>;
   return d;

@@ -69,8 +69,8 @@ zl_status enumerate_with(const zl_host_api* host, zl_enumeration* out, LibraryPr
 // AMD SMI, else amd-smi, else rocm-smi.
 zl_status enumerate(const zl_host_api* host, zl_enumeration* out);
 
-// One ROCR_VISIBLE_DEVICES entry (vendors.md §3.2): an index in the unmasked DRM order, or a
-// "GPU-<16hex>" UUID as rocminfo prints it; pinned by the GPU's ROCr UUID.
+// One ROCR_VISIBLE_DEVICES entry (docs/vendor-facts.md §3.2): an index in the unmasked DRM order,
+// or a "GPU-<16hex>" UUID as rocminfo prints it; pinned by the GPU's ROCr UUID.
 sdk::MaskEntry match_rocr_entry(std::string_view entry, const std::vector<Device>& devices);
 
 // The masks the process inherited, applied in ROCm's order: ROCR_VISIBLE_DEVICES on the physical

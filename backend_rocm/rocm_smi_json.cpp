@@ -1,4 +1,4 @@
-// Parsers for amd-smi's and rocm-smi's JSON (vendors.md §3.1).
+// Parsers for amd-smi's and rocm-smi's JSON (docs/vendor-facts.md §3.1).
 #include "rocm_devices.hpp"
 
 #include <zl/backend_sdk.hpp>
@@ -205,7 +205,8 @@ ParseResult parse_amd_smi(std::string_view list_json, std::string_view static_js
     }
     const Value& info = *found->second;
     const Value* asic = member(info, {"asic", "ASIC"});
-    // The JSON key of the market name is unverified (vendors.md §3.1, §9): accept both spellings.
+    // The JSON key of the market name is unverified (docs/vendor-facts.md §3.1, §7): accept both
+    // spellings.
     d.name = text_of(asic != nullptr ? member(*asic, {"market_name", "MARKET_NAME"}) : nullptr);
     const Value* vram = member(info, {"vram", "VRAM"});
     const auto bytes = size_of(vram != nullptr ? member(*vram, {"size", "SIZE"}) : nullptr);

@@ -3,9 +3,9 @@
 // zl's markers. The campaign is written once; ZL_BENCH_CAMPAIGN=DIR keeps it in DIR (and
 // reuses it), so that bench/reference_parser.py can read the same bytes
 // (bench/compare_parsers.sh does both).
-#include "results/ab.hpp"
-#include "results/format.hpp"
-#include "results/sources.hpp"
+#include "results/compare/ab.hpp"
+#include "results/parse/sources.hpp"
+#include "results/report/format.hpp"
 
 #include <benchmark/benchmark.h>
 #include <boost/filesystem.hpp>
@@ -103,7 +103,7 @@ std::string campaign()
 
 std::vector<Run> side(const std::string& name, unsigned threads)
 {
-  return load_all(discover(campaign() + "/" + name), threads);
+  return parse::load_all(parse::discover(campaign() + "/" + name), threads);
 }
 
 // What `zl summary --ab A B` does between reading the arguments and printing.
@@ -114,8 +114,8 @@ void BM_SummaryAb(benchmark::State& state)
   for (auto _ : state) {
     const auto a = side("A", threads);
     const auto b = side("B", threads);
-    const auto result = compare(a, b, {});
-    const auto text = format_ab(result, AbView{"A", "B", "", "", false, {}}, Format::text);
+    const auto result = compare::compare(a, b, {});
+    const auto text = report::format_ab(result, report::AbView{"A", "B", "", "", false, {}}, report::Format::text);
     benchmark::DoNotOptimize(text.data());
     rows = 0;
     for (const auto* runs : {&a, &b}) {
@@ -136,8 +136,9 @@ void BM_PairAndTable(benchmark::State& state)
   const auto a = side("A", 0);
   const auto b = side("B", 0);
   for (auto _ : state) {
-    const auto result = compare(a, b, {});
-    benchmark::DoNotOptimize(format_ab(result, AbView{"A", "B", "", "", false, {}}, Format::text).data());
+    const auto result = compare::compare(a, b, {});
+    benchmark::DoNotOptimize(
+        report::format_ab(result, report::AbView{"A", "B", "", "", false, {}}, report::Format::text).data());
   }
 }
 BENCHMARK(BM_PairAndTable)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -7,7 +7,7 @@
 #include "devices/select.hpp"
 #include "exec/factory.hpp"
 #include "exec/warm.hpp"
-#include "results/store.hpp"
+#include "results/store/store.hpp"
 #include "run/preflight.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -173,7 +173,7 @@ int cmd_batch(Context& ctx, const Args& args)
   spec.request = batch::base_request(caliber);
   spec.timeout_per_op = timeout;
   const auto csv = spec.out_dir + "/ops_status.csv";
-  std::optional<results::Store> shared; // a bad --db is refused before the campaign folder is made
+  std::optional<results::store::Store> shared; // a bad --db is refused before the campaign folder is made
   if (vm->count("db")) {
     shared.emplace(util::absolute(value("db")));
   }

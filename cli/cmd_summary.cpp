@@ -1,11 +1,11 @@
 // zl summary: a campaign at a glance, or one build against another (--ab).
 #include "output.hpp"
 
-#include "results/ab.hpp"
-#include "results/format.hpp"
-#include "results/sources.hpp"
-#include "results/store.hpp"
-#include "results/summary.hpp"
+#include "results/compare/ab.hpp"
+#include "results/compare/summary.hpp"
+#include "results/parse/sources.hpp"
+#include "results/report/format.hpp"
+#include "results/store/store.hpp"
 #include "util/error.hpp"
 
 #include <fmt/format.h>
@@ -89,22 +89,22 @@ double fraction(const po::variables_map& vm, const char* option, double low, dou
 }
 
 // What the paths stand for, each run once; what was left out and why goes to stderr.
-results::Discovery find(const std::vector<std::string>& paths)
+results::parse::Discovery find(const std::vector<std::string>& paths)
 {
-  auto found = results::discover_all(paths);
+  auto found = results::parse::discover_all(paths);
   for (const auto& note : found.notes) {
     std::cerr << "zl summary: " << note << "\n";
   }
   return found;
 }
 
-std::vector<results::Run> read(const results::Discovery& found, results::Store* store)
+std::vector<results::Run> read(const results::parse::Discovery& found, results::store::Store* store)
 {
-  auto runs = results::load_all(found.sources);
+  auto runs = results::parse::load_all(found.sources);
   std::size_t bad = 0;
   for (const auto& r : runs) {
-    results::print_diagnostics(std::cerr, r.warnings);
-    results::print_diagnostics(std::cerr, r.diagnostics);
+    results::parse::print_diagnostics(std::cerr, r.warnings);
+    results::parse::print_diagnostics(std::cerr, r.diagnostics);
     bad += r.diagnostics.size();
   }
   if (bad > 0) {
@@ -131,7 +131,7 @@ std::string calibers(const std::vector<results::Run>& runs)
 {
   std::set<std::string> all;
   for (const auto& r : runs) {
-    all.insert(results::describe(r.info.caliber));
+    all.insert(results::compare::describe(r.info.caliber));
   }
   return fmt::format("{}", fmt::join(all, " | "));
 }
@@ -158,7 +158,7 @@ int cmd_summary(Context&, const Args& args)
   }
   const auto paths = vm->count("path") ? (*vm)["path"].as<std::vector<std::string>>() : std::vector<std::string>();
   const bool ab = (*vm)["ab"].as<bool>();
-  const auto format = results::parse_format((*vm)["format"].as<std::string>());
+  const auto format = results::report::parse_format((*vm)["format"].as<std::string>());
   if (ab && paths.size() != 2) {
     throw Error("--ab compares two sides: zl summary --ab A B (each a run folder, campaign folder or log)");
   }
@@ -170,20 +170,20 @@ int cmd_summary(Context&, const Args& args)
       throw Error(fmt::format("--{} goes with --ab A B", option));
     }
   }
-  std::unique_ptr<results::Store> store;
+  std::unique_ptr<results::store::Store> store;
   if (vm->count("db")) {
-    store = std::make_unique<results::Store>((*vm)["db"].as<std::string>());
+    store = std::make_unique<results::store::Store>((*vm)["db"].as<std::string>());
   }
   if (!ab) {
-    const auto found = paths.empty() ? results::Discovery() : find(paths);
+    const auto found = paths.empty() ? results::parse::Discovery() : find(paths);
     const auto runs = paths.empty() ? store->load() : read(found, store.get());
-    auto summary = results::summarize(runs, found.ops);
+    auto summary = results::compare::summarize(runs, found.ops);
     summary.attempts = found.attempts;
-    std::cout << results::format_summary(summary, paths, format);
+    std::cout << results::report::format_summary(summary, paths, format);
     return k_exit_ok;
   }
 
-  results::AbOptions options;
+  results::compare::AbOptions options;
   options.alpha = fraction(*vm, "alpha", 1e-9, 0.5);
   options.threshold = fraction(*vm, "threshold", 0, 1000) / 100;
   if (vm->count("fail-on-regression")) {
@@ -191,17 +191,17 @@ int cmd_summary(Context&, const Args& args)
   }
   const auto found_a = find({paths[0]});
   const auto found_b = find({paths[1]});
-  results::refuse_shared_runs(found_a, found_b);
+  results::parse::refuse_shared_runs(found_a, found_b);
   const auto a = read(found_a, store.get());
   const auto b = read(found_b, store.get());
   const bool force = (*vm)["force"].as<bool>();
-  if (const auto diffs = results::compare_caliber(a, b); !diffs.empty() && !force) {
+  if (const auto diffs = results::compare::compare_caliber(a, b); !diffs.empty() && !force) {
     std::string what;
     bool unknown = false;
     for (const auto& d : diffs) {
       what += fmt::format("\n  {}: A={} B={}", d.field, d.a, d.b);
-      unknown = unknown || d.a.find(results::k_unknown) != std::string::npos ||
-                d.b.find(results::k_unknown) != std::string::npos;
+      unknown = unknown || d.a.find(results::compare::k_unknown) != std::string::npos ||
+                d.b.find(results::compare::k_unknown) != std::string::npos;
     }
     throw Error(fmt::format("the two sides differ in caliber:{}\n{}numbers of different calibers do not compare; fix "
                             "the runs, or compare anyway with --force",
@@ -210,10 +210,10 @@ int cmd_summary(Context&, const Args& args)
                                       "run without run_identity.json), so it was never checked\n"
                                     : ""));
   }
-  const auto result = results::compare(a, b, options);
-  results::AbView view{
-      paths[0], paths[1], calibers(a), calibers(b), force, options, results::unfinished_ops(found_a, found_b)};
-  std::cout << results::format_ab(result, view, format);
+  const auto result = results::compare::compare(a, b, options);
+  results::report::AbView view{
+      paths[0], paths[1], calibers(a), calibers(b), force, options, results::parse::unfinished_ops(found_a, found_b)};
+  std::cout << results::report::format_ab(result, view, format);
   if (options.fail_on_regression && (!result.regressions.empty() || result.pairings.empty())) {
     std::cerr << (result.pairings.empty()
                       ? "zl summary: nothing paired: --fail-on-regression cannot pass on no comparison\n"

@@ -3,10 +3,10 @@
 #include "ab/axis.hpp"
 #include "batch/folder.hpp"
 #include "batch/lock.hpp"
-#include "results/ab.hpp"
-#include "results/format.hpp"
-#include "results/sources.hpp"
-#include "results/summary.hpp"
+#include "results/compare/ab.hpp"
+#include "results/compare/summary.hpp"
+#include "results/parse/sources.hpp"
+#include "results/report/format.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/json.hpp"
@@ -53,23 +53,23 @@ void write_ab_json(const AbSpec& spec, const AxisProbe& probe, bool forced, bool
 // refused: the sides differ by the axis alone.
 std::string compare(const AbSpec& spec, const std::string& a, const std::string& b, const std::string& banner_text)
 {
-  const auto runs_a = results::load_all(results::discover(a));
-  const auto runs_b = results::load_all(results::discover(b));
-  results::AbView view;
+  const auto runs_a = results::parse::load_all(results::parse::discover(a));
+  const auto runs_b = results::parse::load_all(results::parse::discover(b));
+  results::report::AbView view;
   view.a_path = a;
   view.b_path = b;
   auto caliber = [](const std::vector<results::Run>& side) {
     std::set<std::string> all;
     for (const auto& r : side) {
-      all.insert(results::describe(r.info.caliber));
+      all.insert(results::compare::describe(r.info.caliber));
     }
     return util::join(std::vector<std::string>(all.begin(), all.end()), " | ");
   };
   view.a_caliber = caliber(runs_a) + fmt::format("; {}={}", spec.axis, spec.values[0]);
   view.b_caliber = caliber(runs_b) + fmt::format("; {}={}", spec.axis, spec.values[1]);
   view.forced = true;
-  const auto r = results::compare(runs_a, runs_b, view.options);
-  return banner_text + results::format_ab(r, view, results::Format::text);
+  const auto r = results::compare::compare(runs_a, runs_b, view.options);
+  return banner_text + results::report::format_ab(r, view, results::report::Format::text);
 }
 
 } // namespace

@@ -1,5 +1,5 @@
 // zl ab as a whole, below its command line: the axis check, the rounds (core/ab/rounds.cpp),
-// ab.json, and each round's pair of run folders compared (results::compare) into the tables.
+// ab.json, and each round's pair of run folders compared (results::compare::compare) into the tables.
 #pragma once
 
 #include "ab/rounds.hpp"

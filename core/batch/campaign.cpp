@@ -1,7 +1,7 @@
 #include "batch/campaign.hpp"
 
 #include "batch/progress.hpp"
-#include "results/store.hpp"
+#include "results/store/store.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/process.hpp"
@@ -126,7 +126,7 @@ std::vector<std::string> all_ops(const std::string& flaggems_dir)
   return ops;
 }
 
-CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& statuses, results::Store& store,
+CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& statuses, results::store::Store& store,
                              const std::function<std::optional<double>(const std::string&)>& expected)
 {
   util::make_dirs(spec.out_dir + "/logs");

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace zl::results {
+namespace zl::results::store {
 class Store;
 }
 
@@ -53,7 +53,7 @@ std::vector<std::string> all_ops(const std::string& flaggems_dir);
 // stopped (Stop::interrupt) and recorded as interrupted, exit 130. A timeout: Stop::terminate,
 // then Stop::kill after util::outer_stop_grace(). An executor that throws stops the campaign
 // (nothing new starts) and run_campaign throws Error naming the folder.
-CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& statuses, results::Store& store,
+CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& statuses, results::store::Store& store,
                              const std::function<std::optional<double>(const std::string&)>& expected);
 
 } // namespace zl::batch

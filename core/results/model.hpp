@@ -5,7 +5,7 @@
 // rows), and the Run owns them for as long as its rows live.
 #pragma once
 
-#include "results/memory.hpp"
+#include "util/memory.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -72,7 +72,7 @@ struct Row
 };
 
 // A run's rows; from its reader's arena when it has one.
-using Rows = std::vector<Row, ArenaAllocator<Row>>;
+using Rows = std::vector<Row, util::ArenaAllocator<Row>>;
 
 // One `NAME key=value …` line.
 struct Marker
@@ -101,8 +101,8 @@ class TextStore
 {
 public:
   // Takes its blocks from arena from now on (which must outlive the store), or from the heap.
-  void use(Arena* arena) { m_arena = arena; }
-  Arena* arena() const { return m_arena; }
+  void use(util::Arena* arena) { m_arena = arena; }
+  util::Arena* arena() const { return m_arena; }
   // Keeps text (a whole file) and returns a view of it.
   std::string_view adopt(std::string text);
   // Copies s into storage that never moves.
@@ -113,7 +113,7 @@ public:
 private:
   std::vector<std::unique_ptr<std::string>> m_texts;
   std::vector<std::unique_ptr<char[]>> m_blocks;
-  Arena* m_arena = nullptr;
+  util::Arena* m_arena = nullptr;
   char* m_block = nullptr;
   static constexpr std::size_t k_block = 64 * 1024;
   char* reserve(std::size_t size, std::size_t align);
@@ -157,7 +157,7 @@ struct OpOutcome
 
 struct Run
 {
-  std::shared_ptr<Arena> arena; // where rows and text live, when not on the heap (first: dies last)
+  std::shared_ptr<util::Arena> arena; // where rows and text live, when not on the heap (first: dies last)
   RunInfo info;
   Rows rows;
   std::vector<Marker> markers;

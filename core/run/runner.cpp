@@ -1,5 +1,6 @@
 #include "run/runner.hpp"
 
+#include "results/parse/marker_format.hpp"
 #include "run/identity.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -40,7 +41,7 @@ std::string run_header(const Plan& p)
       {"run_dir", p.run_dir}};
   std::string line = "ZL_RUN";
   for (const auto& [k, v] : fields) {
-    line += fmt::format(" {}={}", k, util::marker_value(v));
+    line += fmt::format(" {}={}", k, results::parse::marker_value(v));
   }
   return line + "\n# pytest: " + util::join(p.argv, " ") + "\n";
 }

@@ -2,6 +2,7 @@
 
 #include "batch/folder.hpp"
 #include "devices/select.hpp"
+#include "results/parse/marker_format.hpp"
 #include "run/identity.hpp"
 #include "run/node.hpp"
 #include "run/plan.hpp"
@@ -31,7 +32,7 @@ namespace {
 
 void say(const std::string& name, const std::vector<std::pair<std::string, std::string>>& fields)
 {
-  std::cout << util::marker_line(name, fields) << std::endl;
+  std::cout << results::parse::marker_line(name, fields) << std::endl;
 }
 
 std::string where_of(const shapes::Target& t)

@@ -2,6 +2,7 @@
 
 #include "exec/invocation.hpp"
 #include "loader/fields.hpp"
+#include "results/parse/marker_format.hpp"
 #include "run/identity.hpp"
 #include "sweep/shards.hpp"
 #include "util/error.hpp"
@@ -51,7 +52,7 @@ std::mutex g_out;
 void say(const std::string& name, const std::vector<std::pair<std::string, std::string>>& fields)
 {
   const std::lock_guard<std::mutex> lock(g_out);
-  std::cout << util::marker_line(name, fields) << std::endl;
+  std::cout << results::parse::marker_line(name, fields) << std::endl;
 }
 
 } // namespace

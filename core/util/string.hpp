@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace zl::util {
@@ -24,10 +23,5 @@ void append_utf8(std::string& out, uint32_t cp);
 std::string printable(std::string_view text, std::size_t max = 200);
 // The first line of text, trimmed; for quoting tool output in messages.
 std::string first_line(std::string_view text);
-// A marker line's value (docs/plan-file.md, "Marker lines"): bare when it has no whitespace,
-// '"' or '=', else a JSON string literal.
-std::string marker_value(std::string_view value);
-// NAME key=value … as one marker line, without the newline.
-std::string marker_line(std::string_view name, const std::vector<std::pair<std::string, std::string>>& fields);
 
 } // namespace zl::util

@@ -1,6 +1,6 @@
 """The sample corpus, run end to end through real pytest (/usr/bin/python3, Debian packages
-only): FlagGems' table and record-log formats byte for byte (shared/reference/flaggems.md
-§3.1, §3.2), its log file naming rule, and shape resolution by op key, then class chain."""
+only): FlagGems' table and record-log formats byte for byte (docs/flaggems-facts.md
+§1, §3), its log file naming rule, and shape resolution by op key, then class chain."""
 import importlib.util
 import json
 import re
@@ -11,7 +11,7 @@ import pytest
 
 from .zl_testlib import CORPUS, PYTHON, marker_lines, plan_dict, plugin_env
 
-# The examples of flaggems.md §3.1, verbatim (numbers from that document's mock run).
+# FlagGems' table format (docs/flaggems-facts.md §1), verbatim; the numbers are made up.
 ABS_TABLE = """
 Operator: abs  Performance Test (dtype=torch.float16, mode=kernel,level=core)
 Status       Torch Latency (ms)    Gems Latency (ms)         Gems Speedup               TFLOPS          Size Detail

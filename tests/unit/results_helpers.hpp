@@ -3,7 +3,7 @@
 #pragma once
 
 #include "results/model.hpp"
-#include "results/table_parser.hpp"
+#include "results/parse/table_parser.hpp"
 
 #include <boost/filesystem.hpp>
 #include <fmt/format.h>
@@ -20,7 +20,7 @@ struct TableRow
   double torch_ms = 0, gems_ms = 0; // gems_ms 0: a FAILED row
 };
 
-// One table in FlagGems' no-TFLOPS format (reference/flaggems.md §3.1).
+// One table in FlagGems' no-TFLOPS format (docs/flaggems-facts.md §1).
 inline std::string table(const std::string& op, const std::string& dtype, const std::vector<TableRow>& rows,
                          const std::string& level = "core")
 {
@@ -50,7 +50,7 @@ inline results::Run run_of(const std::string& log,
   run.info.kind = "run";
   run.info.log_file = "run.log";
   run.info.caliber = caliber;
-  auto parsed = results::parse_text_log(run.text.adopt(log), "run.log", run.text, run.diagnostics);
+  auto parsed = results::parse::parse_text_log(run.text.adopt(log), "run.log", run.text, run.diagnostics);
   run.rows = std::move(parsed.rows);
   run.markers = std::move(parsed.markers);
   return run;

@@ -20,7 +20,7 @@ TEST_CASE("zl::backend_ascend::filter_visible")
   const auto mask = [&](const std::string& value) {
     return with_env<zl::backend_ascend::filter_visible>(chips, {{"ASCEND_RT_VISIBLE_DEVICES", value}});
   };
-  // The documented examples (vendors.md §4.2): "1, 2,3" gives 1 and "1,3,8" gives 1,3.
+  // The documented examples (docs/vendor-facts.md §4.2): "1, 2,3" gives 1 and "1,3,8" gives 1,3.
   CHECK(seen(mask("1, 2,3"), chips) == Want{"1=1"});
   CHECK(seen(mask("1,3,8"), chips) == Want{"1=1", "3=3"});
   CHECK(seen(mask("2"), chips) == Want{"2=2"});

@@ -85,7 +85,7 @@ TEST_CASE("zl::backend_cuda::descriptor")
   CHECK(std::string(d->torch_module) == "torch.cuda");
   CHECK(std::string(d->visibility_var) == "CUDA_VISIBLE_DEVICES");
   CHECK(std::string(d->graph_class) == "CUDAGraph");
-  CHECK(list(d->capture.poisoned).empty()); // the seed guesses no poisoning wording for CUDA
+  CHECK(list(d->capture.poisoned).empty()); // none guessed for CUDA (backend_cuda/README.md)
   CHECK(std::string(d->flagtree_token).empty());
 }
 
@@ -101,7 +101,7 @@ TEST_CASE("zl::backend_musa::descriptor")
   CHECK(list(d->visibility_unset) == std::vector<std::string>{"CUDA_VISIBLE_DEVICES"});
   CHECK(std::string(d->graph_class) == "MUSAGraph");
   CHECK(list(d->capture.poisoned) == std::vector<std::string>{"MUSA error: unknown error"});
-  CHECK(list(d->capture_deny_ops) == std::vector<std::string>{"unique2"}); // not "unique" (seed)
+  CHECK(list(d->capture_deny_ops) == std::vector<std::string>{"unique2"}); // not "unique" (backend_musa/README.md)
   REQUIRE(d->compat_rule_count == 1);
   CHECK(std::string(d->compat_rules[0].file) == "benchmark/test_fft.py");
   CHECK(std::string(d->compat_rules[0].skip_reason) == "CUDA is not available");

@@ -3,7 +3,7 @@
 #include "batch/campaign.hpp"
 
 #include "batch/ops_status.hpp"
-#include "results/store.hpp"
+#include "results/store/store.hpp"
 #include "results_helpers.hpp"
 #include "temp_dir.hpp"
 #include "util/error.hpp"
@@ -93,7 +93,7 @@ struct Campaign
   FakeExecutor executor;
   batch::CampaignSpec spec;
   std::vector<batch::OpStatus> statuses;
-  results::Store store{dir / "results.sqlite"};
+  results::store::Store store{dir / "results.sqlite"};
   std::map<std::string, double> expected;
 
   Campaign()

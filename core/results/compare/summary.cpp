@@ -1,0 +1,146 @@
+#include "results/compare/summary.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace zl::results::compare {
+
+namespace {
+
+void add(GroupSummary& g, const Row& r)
+{
+  ++g.rows;
+  g.failed += r.success ? 0 : 1;
+  g.fallback += r.fallback ? 1 : 0;
+  const double s = speedup_of(r);
+  if (!r.success || !has_value(s)) {
+    return;
+  }
+  ++g.measured;
+  g.log_sum += std::log(s);
+  g.min_speedup = has_value(g.min_speedup) ? std::min(g.min_speedup, s) : s;
+  g.max_speedup = has_value(g.max_speedup) ? std::max(g.max_speedup, s) : s;
+}
+
+void merge(GroupSummary& into, const GroupSummary& g)
+{
+  into.rows += g.rows;
+  into.measured += g.measured;
+  into.failed += g.failed;
+  into.fallback += g.fallback;
+  into.log_sum += g.log_sum;
+  if (has_value(g.min_speedup)) {
+    into.min_speedup = has_value(into.min_speedup) ? std::min(into.min_speedup, g.min_speedup) : g.min_speedup;
+    into.max_speedup = has_value(into.max_speedup) ? std::max(into.max_speedup, g.max_speedup) : g.max_speedup;
+  }
+}
+
+void finish(GroupSummary& g)
+{
+  g.geomean_speedup = g.measured > 0 ? std::exp(g.log_sum / static_cast<double>(g.measured)) : k_na;
+}
+
+} // namespace
+
+double speedup_of(const Row& r)
+{
+  if (has_value(r.speedup) && r.speedup > 0 && std::isfinite(r.speedup)) {
+    return r.speedup;
+  }
+  if (r.torch_ms > 0 && r.gems_ms > 0 && std::isfinite(r.torch_ms) && std::isfinite(r.gems_ms)) {
+    return r.torch_ms / r.gems_ms;
+  }
+  return k_na;
+}
+
+std::string describe(const Caliber& c)
+{
+  std::string out;
+  auto put = [&](const char* key, const std::string& value) {
+    if (!value.empty()) {
+      out += fmt::format("{}{}={}", out.empty() ? "" : " ", key, value);
+    }
+  };
+  put("backend", c.backend);
+  put("level", c.level);
+  put("timer", c.timer);
+  put("mode", c.mode);
+  put("tuner_cache", c.tuner_cache);
+  return out.empty() ? "unknown" : out;
+}
+
+std::string status_cell(const std::set<std::string>& statuses)
+{
+  std::string out;
+  for (const auto& v : statuses) {
+    out += v == "ok" ? "" : (out.empty() ? "" : ",") + v;
+  }
+  return out.empty() && !statuses.empty() ? "ok" : out;
+}
+
+Summary summarize(const std::vector<Run>& runs, const std::vector<OpOutcome>& ops)
+{
+  Summary s;
+  s.ops = ops;
+  s.runs = runs.size();
+  // Runs of one campaign repeat few (op, dtype) pairs: a sorted vector beats a map here.
+  std::vector<GroupSummary> groups;
+  auto find_group = [&](std::string_view op, std::string_view dtype) -> GroupSummary& {
+    auto it = std::lower_bound(groups.begin(), groups.end(), std::make_pair(op, dtype),
+                               [](const GroupSummary& g, const std::pair<std::string_view, std::string_view>& k) {
+                                 return std::tie(g.op, g.dtype) < std::tie(k.first, k.second);
+                               });
+    if (it == groups.end() || it->op != op || it->dtype != dtype) {
+      GroupSummary g;
+      g.op = std::string(op);
+      g.dtype = std::string(dtype);
+      it = groups.insert(it, std::move(g));
+    }
+    return *it;
+  };
+  // A group's status is that of the runs its rows come from: a campaign op's tables may name
+  // other operators (test_pow prints pow_tensor_scalar, …).
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> statuses;
+  for (const auto& run : runs) {
+    ++s.calibers[describe(run.info.caliber)];
+    GroupSummary* current = nullptr;
+    for (const auto& r : run.rows) {
+      if (current == nullptr || current->op != r.op() || current->dtype != r.dtype()) {
+        current = &find_group(r.op(), r.dtype());
+        if (!run.info.campaign_status.empty()) {
+          statuses[{current->op, current->dtype}].insert(run.info.campaign_status);
+        }
+      }
+      add(*current, r);
+    }
+    for (const auto& m : run.markers) {
+      if (m.name != "ZL_RUN" && m.name != "ZL_TIMER") {
+        ++s.markers[m.name];
+        if (!m.op.empty()) {
+          s.marker_ops[m.name].insert(m.op);
+        }
+      }
+    }
+  }
+  for (const auto& o : ops) {
+    if (o.status != "ok") {
+      ++find_group(o.op, "").failed; // the op itself failed: not a row
+      statuses[{o.op, ""}].insert(o.status);
+    }
+  }
+  for (auto& g : groups) {
+    if (const auto it = statuses.find({g.op, g.dtype}); it != statuses.end()) {
+      g.status = status_cell(it->second);
+    }
+    finish(g);
+    merge(s.total, g);
+  }
+  finish(s.total);
+  s.total.op = "total";
+  s.groups = std::move(groups);
+  return s;
+}
+
+} // namespace zl::results::compare

@@ -1,0 +1,54 @@
+// One campaign at a glance: per operator and dtype, how many rows, how fast FlagGems was
+// against torch (the speedup column), how many failed, how many fell back to direct timing.
+#pragma once
+
+#include "results/model.hpp"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace zl::results::compare {
+
+struct GroupSummary
+{
+  std::string op, dtype; // dtype empty: a failure that names no dtype (a failed test)
+  long long rows = 0;
+  long long measured = 0; // rows with a positive speedup
+  double geomean_speedup = k_na;
+  double min_speedup = k_na;
+  double max_speedup = k_na;
+  long long failed = 0;
+  long long fallback = 0; // timed directly after capture was refused
+  double log_sum = 0;     // for the geometric mean
+  std::string status;     // its runs' status in ops_status.csv: the ones not ok, else ok; empty: none says
+};
+
+struct Summary
+{
+  std::vector<GroupSummary> groups; // by op, then dtype
+  GroupSummary total;
+  std::size_t runs = 0;
+  std::map<std::string, long long> calibers;               // "backend=… level=… …" -> runs
+  std::map<std::string, long long> markers;                // name -> count (all but ZL_RUN, ZL_TIMER)
+  std::map<std::string, std::set<std::string>> marker_ops; // name -> ops they name
+  std::vector<OpOutcome> ops;                              // of the campaigns read: each op's status
+  std::vector<std::string> attempts;                       // earlier attempts, listed, not counted
+};
+
+// ops: what the campaigns' ops_status.csv say (a run's own status: RunInfo::campaign_status). An
+// op whose status is not ok did not finish (its rows, if any, are partial): each such op counts
+// one failure in the group (op, no dtype).
+Summary summarize(const std::vector<Run>& runs, const std::vector<OpOutcome>& ops = {});
+
+// An op's status cell from the statuses its campaigns give it: those not ok, else ok.
+std::string status_cell(const std::set<std::string>& statuses);
+
+// "backend=cuda level=core timer=graph mode=kernel tuner_cache=shared", unknown fields left out.
+std::string describe(const Caliber& c);
+
+// A row's speedup: the speedup column, else torch / gems; NaN when neither is positive.
+double speedup_of(const Row& r);
+
+} // namespace zl::results::compare

@@ -1,0 +1,351 @@
+#include "results/parse/sources.hpp"
+
+#include "results/parse/record_log.hpp"
+#include "results/parse/table_parser.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/string.hpp"
+
+#include <boost/filesystem.hpp>
+#include <fmt/format.h>
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <limits>
+#include <ostream>
+#include <set>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+namespace zl::results::parse {
+
+namespace fs = boost::filesystem;
+
+namespace {
+
+// A pipe or a device has no size: it is read whole, up to this.
+constexpr std::size_t k_max_stream = std::size_t{1} << 30;
+
+std::string read_whole(const std::string& path)
+{
+  return util::read_file(path); // a small document: regular files only, capped
+}
+
+// The read buffer of this thread; one that grew for a huge log is not kept.
+std::vector<char>& thread_buffer()
+{
+  thread_local std::vector<char> buffer;
+  if (buffer.capacity() > (64u << 20)) {
+    std::vector<char>().swap(buffer);
+  }
+  return buffer;
+}
+
+const rapidjson::Value* member(const rapidjson::Value& v, std::initializer_list<const char*> path)
+{
+  const rapidjson::Value* at = &v;
+  for (const char* key : path) {
+    if (!at->IsObject() || !at->HasMember(key)) {
+      return nullptr;
+    }
+    at = &(*at)[key];
+  }
+  return at;
+}
+
+std::string text_at(const rapidjson::Value& v, std::initializer_list<const char*> path)
+{
+  const auto* at = member(v, path);
+  return at != nullptr && at->IsString() ? std::string(at->GetString(), at->GetStringLength()) : std::string();
+}
+
+// "none" for an empty pytest_extra_args, the arguments joined by spaces otherwise, "" when the
+// identity predates the field (the arguments were not recorded: unknown).
+std::string extra_args_of(const rapidjson::Value& doc)
+{
+  const auto* args = member(doc, {"pytest_extra_args"});
+  if (args == nullptr || !args->IsArray()) {
+    return {};
+  }
+  std::string out;
+  for (const auto& a : args->GetArray()) {
+    if (a.IsString()) {
+      out += (out.empty() ? "" : " ") + std::string(a.GetString(), a.GetStringLength());
+    }
+  }
+  return out.empty() ? "none" : out;
+}
+
+// The identity's executor.name; "process" when it predates the field (zl run was the only way).
+std::string executor_of(const rapidjson::Value& doc)
+{
+  const auto name = text_at(doc, {"executor", "name"});
+  return name.empty() ? "process" : name;
+}
+
+void read_identity(Run& run, const std::string& file)
+{
+  run.info.identity_json = read_whole(file);
+  rapidjson::Document doc;
+  doc.Parse(run.info.identity_json.c_str(), run.info.identity_json.size());
+  if (doc.HasParseError() || !doc.IsObject()) {
+    const auto offset = doc.HasParseError() ? doc.GetErrorOffset() : 0;
+    const auto line = std::count(run.info.identity_json.begin(),
+                                 run.info.identity_json.begin() + static_cast<std::ptrdiff_t>(offset), '\n') +
+                      1;
+    run.diagnostics.push_back(
+        {file, static_cast<std::uint32_t>(line),
+         fmt::format("not a run identity ({}): the run's caliber is taken from its log",
+                     doc.HasParseError() ? rapidjson::GetParseError_En(doc.GetParseError()) : "not a JSON object")});
+    run.info.identity_json.clear();
+    return;
+  }
+  auto& i = run.info;
+  i.caliber = {text_at(doc, {"backend", "name"}), text_at(doc, {"level"}), text_at(doc, {"timer", "effective"}),
+               text_at(doc, {"mode"}), text_at(doc, {"tuner_cache", "mode"})};
+  i.extra_args = extra_args_of(doc);
+  i.executor = executor_of(doc);
+  i.op = text_at(doc, {"node", "op"});
+  i.status = text_at(doc, {"status"});
+  if (const auto* d = member(doc, {"duration_s"}); d != nullptr && d->IsNumber()) {
+    i.duration_s = d->GetDouble();
+  }
+  i.device_uuid = text_at(doc, {"device", "uuid"});
+  i.device_name = text_at(doc, {"device", "name"});
+  i.started_at = text_at(doc, {"started_at"});
+  i.zl_version = text_at(doc, {"zl_version"});
+  i.record_file = text_at(doc, {"record_log"});
+}
+
+// Fills what the identity did not say from the log: ZL_RUN's header, then the tables' titles.
+void fill_from_log(Run& run, const LogParse& log, const std::vector<RecordEntry>& entries)
+{
+  auto& c = run.info.caliber;
+  if (log.run_header >= 0) {
+    const auto& h = log.markers[static_cast<std::size_t>(log.run_header)];
+    c.backend = c.backend.empty() ? h.get("backend") : c.backend;
+    c.timer = c.timer.empty() ? h.get("timer") : c.timer;
+    c.tuner_cache = c.tuner_cache.empty() ? h.get("tuner_cache") : c.tuner_cache;
+    c.level = c.level.empty() ? h.get("level") : c.level;
+    c.mode = c.mode.empty() ? h.get("mode") : c.mode;
+    run.info.extra_args = run.info.extra_args.empty() ? h.get("extra_args") : run.info.extra_args;
+  }
+  std::set<std::string> modes, levels, ops;
+  for (const auto& t : log.tables) {
+    modes.emplace(t.mode), levels.emplace(t.level), ops.emplace(t.op);
+  }
+  for (const auto& e : entries) {
+    modes.emplace(e.mode), levels.emplace(e.level), ops.emplace(e.op);
+  }
+  auto joined = [](const std::set<std::string>& s) {
+    std::string out;
+    for (const auto& v : s) {
+      out += v.empty() ? "" : (out.empty() ? "" : ",") + v;
+    }
+    return out;
+  };
+  c.mode = c.mode.empty() ? joined(modes) : c.mode;
+  c.level = c.level.empty() ? joined(levels) : c.level;
+  run.info.op = run.info.op.empty() ? joined(ops) : run.info.op;
+}
+
+} // namespace
+
+std::string identity_extra_args(std::string_view identity_json)
+{
+  rapidjson::Document doc;
+  doc.Parse(identity_json.data(), identity_json.size());
+  return doc.HasParseError() || !doc.IsObject() ? std::string() : extra_args_of(doc);
+}
+
+std::string identity_executor(std::string_view identity_json)
+{
+  rapidjson::Document doc;
+  doc.Parse(identity_json.data(), identity_json.size());
+  return doc.HasParseError() || !doc.IsObject() ? std::string("process") : executor_of(doc);
+}
+
+std::string_view read_input(const std::string& path, std::vector<char>& buffer, std::size_t head, bool regular_only)
+{
+  // Non-blocking, so that a FIFO nobody writes to cannot hang zl in open(); a pipe that is read
+  // is then read blocking, as it was given.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  struct stat st = {};
+  if (fd < 0 || ::fstat(fd, &st) != 0) {
+    const int err = errno;
+    if (fd >= 0) {
+      ::close(fd);
+    }
+    throw Error(fmt::format("cannot read {}: {}", util::printable(path), std::strerror(err)));
+  }
+  const bool regular = S_ISREG(st.st_mode);
+  if ((regular_only && !regular) || S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    throw Error(fmt::format("cannot read {}: not a regular file", util::printable(path)));
+  }
+  if (!regular) {
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  }
+  const std::size_t size = static_cast<std::size_t>(std::max<off_t>(st.st_size, 0));
+  if (regular && head == 0 && size > util::k_log_limit) {
+    ::close(fd);
+    throw Error(fmt::format("cannot read {}: it is larger than {}", util::printable(path),
+                            util::format_bytes(util::k_log_limit)));
+  }
+  const std::size_t limit = head > 0 ? head : regular ? util::k_log_limit : k_max_stream + 1;
+  buffer.resize(std::max(buffer.size(), std::min(size, limit) + 1));
+  std::size_t done = 0;
+  while (done < limit) {
+    if (done == buffer.size()) {
+      buffer.resize(std::min(buffer.size() * 2, limit));
+    }
+    const ssize_t n = ::read(fd, buffer.data() + done, buffer.size() - done);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw Error(fmt::format("cannot read {}: {}", util::printable(path), std::strerror(err)));
+    }
+    if (n == 0) {
+      break;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  if (head == 0 && !regular && done > k_max_stream) {
+    throw Error(fmt::format("{} gives more than {} MiB: zl reads a pipe or device whole; save it to a file and "
+                            "give the file",
+                            util::printable(path), k_max_stream >> 20));
+  }
+  return {buffer.data(), std::min(done, limit)};
+}
+
+Run load(const Source& source, std::shared_ptr<util::Arena> arena)
+{
+  Run run;
+  run.arena = std::move(arena);
+  run.text.use(run.arena.get());
+  run.info.path = source.path;
+  run.info.campaign_status = source.campaign_status;
+  LogParse log;
+  std::vector<RecordEntry> entries;
+  if (source.kind == Source::Kind::run_folder) {
+    run.info.kind = "run";
+    const auto dir = fs::path(source.path);
+    boost::system::error_code ec;
+    const auto real_dir = fs::canonical(dir, ec).string() + "/";
+    // A file of the run, when its real path is inside the run folder: another run's rows, or
+    // anything else a link or a path in the identity points at, are not this run's.
+    auto inside = [&](const fs::path& file, const std::string& what) {
+      boost::system::error_code e;
+      if (!fs::exists(file, e)) {
+        return std::string();
+      }
+      const auto real = fs::canonical(file, e).string();
+      if (!e && real.compare(0, real_dir.size(), real_dir) == 0) {
+        return file.string();
+      }
+      run.warnings.push_back({what.empty() ? file.string() : (dir / "run_identity.json").string(), 0,
+                              fmt::format("{}resolves outside the run folder (to {}): not read", what, real)});
+      return std::string();
+    };
+    if (const auto identity = inside(dir / "run_identity.json", ""); !identity.empty()) {
+      read_identity(run, identity);
+    }
+    run.info.log_file = inside(dir / "run.log", "");
+    if (!run.info.log_file.empty()) {
+      log = parse_text_log(read_input(run.info.log_file, thread_buffer(), 0, true), run.info.log_file, run.text,
+                           run.diagnostics);
+    }
+    const fs::path named = run.info.record_file.empty() ? fs::path("record.log") : fs::path(run.info.record_file);
+    run.info.record_file = inside(named.is_absolute() ? named : dir / named,
+                                  named == "record.log" ? "" : fmt::format("record_log {} ", named.string()));
+    if (!run.info.record_file.empty()) {
+      entries = parse_record_log(read_input(run.info.record_file, thread_buffer(), 0, true), run.info.record_file,
+                                 run.diagnostics);
+    }
+    std::string timer; // ZL_RUN's, else the identity's; a copy: the marker may not outlive this
+    if (log.run_header >= 0) {
+      timer = log.markers[static_cast<std::size_t>(log.run_header)].get("timer");
+    }
+    const auto default_timer = run.text.copy(timer.empty() ? run.info.caliber.timer : timer);
+    if (merge_record(log.rows, log.tables, entries, default_timer, run.text, run.info.record_file, run.diagnostics)) {
+      number_occurrences(log.rows);
+    }
+  } else {
+    const auto text = source.content ? std::string_view(*source.content) : read_input(source.path, thread_buffer());
+    if (source.kind == Source::Kind::text_log) {
+      run.info.kind = "log";
+      run.info.log_file = source.path;
+      log = parse_text_log(text, source.path, run.text, run.diagnostics);
+    } else {
+      run.info.kind = "record";
+      run.info.record_file = source.path;
+      entries = parse_record_log(text, source.path, run.diagnostics);
+      log.rows = record_rows(entries, run.text);
+    }
+    // A file of which nothing is FlagGems' (empty, binary, another program's) is not 0 rows; a
+    // malformed line of a table or a record log is FlagGems' (and reported).
+    if (log.rows.empty() && log.tables.empty() && log.markers.empty() && entries.empty() && run.diagnostics.empty()) {
+      throw Error(fmt::format("no FlagGems table or record log found in {}: give FlagGems' output (pytest -s), its "
+                              "--record log file, or a run folder",
+                              source.path));
+    }
+  }
+  fill_from_log(run, log, entries);
+  run.rows = std::move(log.rows);
+  run.markers = std::move(log.markers);
+  return run;
+}
+
+std::vector<Run> load_all(const std::vector<Source>& sources, unsigned threads)
+{
+  std::vector<Run> runs(sources.size());
+  std::vector<std::exception_ptr> errors(sources.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    // One arena per thread: the runs it reads share it, and it lives while any of them does.
+    const auto arena = std::make_shared<util::Arena>();
+    for (std::size_t i; (i = next++) < sources.size();) {
+      try {
+        runs[i] = load(sources[i], arena);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  const unsigned n = std::min<unsigned>(threads ? threads : std::clamp(std::thread::hardware_concurrency(), 1u, 8u),
+                                        static_cast<unsigned>(std::max<std::size_t>(sources.size(), 1)));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < n; ++t) {
+    pool.emplace_back(work);
+  }
+  work();
+  for (auto& t : pool) {
+    t.join();
+  }
+  for (auto& e : errors) {
+    if (e) {
+      std::rethrow_exception(e);
+    }
+  }
+  return runs;
+}
+
+void print_diagnostics(std::ostream& out, const std::vector<Diagnostic>& diags)
+{
+  for (const auto& d : diags) {
+    out << (d.line > 0 ? fmt::format("{}:{}: {}\n", d.file, d.line, d.reason)
+                       : fmt::format("{}: {}\n", d.file, d.reason));
+  }
+}
+
+} // namespace zl::results::parse

@@ -1,0 +1,86 @@
+// What zl summary and the store read: run folders, campaign folders of run folders, and bare
+// FlagGems logs (the text output, or the record log).
+#pragma once
+
+#include "results/model.hpp"
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace zl::results::parse {
+
+struct Source
+{
+  enum class Kind { run_folder, text_log, record_log };
+  std::string path; // absolute
+  Kind kind = Kind::run_folder;
+  std::shared_ptr<const std::string> content = nullptr; // a pipe's or device's text, read once when sniffed
+  std::string campaign_status = {};                     // its op's status in its campaign's ops_status.csv
+  std::pair<std::uint64_t, std::uint64_t> id{};         // device and inode: the run, however it was reached
+};
+
+// What a set of PATHs stands for: each run once, and what was left out and why.
+struct Discovery
+{
+  std::vector<Source> sources;
+  std::vector<OpOutcome> ops;        // every op of the ops_status.csv files met
+  std::vector<std::string> attempts; // <op>.attempt-N folders of a campaign: listed, not counted
+  std::vector<std::string> notes;    // links not followed, runs reached twice
+};
+
+// The absolute, normal form zl keeps a path in (no trailing slash): the key of a run in the store.
+std::string normal_path(const std::string& path);
+
+// The caliber's extra_args (model.hpp) of a stored run_identity.json; "" when it does not say.
+std::string identity_extra_args(std::string_view identity_json);
+// The caliber's executor (model.hpp) of a stored run_identity.json; "process" when it does not say.
+std::string identity_executor(std::string_view identity_json);
+
+// A folder holding run_identity.json or run.log.
+bool is_run_folder(const std::string& dir);
+
+// The sources the paths stand for: a run folder or a file itself; a campaign, the run folders
+// below it (any depth, hidden folders skipped, sorted by path). A run reached twice (the same
+// device and inode) counts once; inside a campaign symbolic links are not followed. The ops of
+// a campaign's ops_status.csv (of a run folder named alone: its own op) come back in ops, and
+// the campaign's earlier attempts (<op>.attempt-N) are listed, not counted. Throws Error (exit 2) when a path does not
+// exist or holds no run folder.
+Discovery discover_all(const std::vector<std::string>& paths);
+
+// Throws Error (exit 2) naming the runs that are on both sides of an A/B (the same device and
+// inode): a comparison of runs with themselves.
+void refuse_shared_runs(const Discovery& a, const Discovery& b);
+
+// The ops of each side's campaigns that are not ok: ('A', op), then ('B', op).
+std::vector<std::pair<char, OpOutcome>> unfinished_ops(const Discovery& a, const Discovery& b);
+
+// discover_all for one path, its sources alone.
+std::vector<Source> discover(const std::string& path);
+
+// The one read of results' inputs: the file into buffer (reused from file to file, so that a
+// campaign does not cost fresh memory for every log); the view is good until the next read into
+// buffer. head > 0: at most its first head bytes. A pipe or device is read whole, up to 1 GiB.
+// regular_only: a run folder's files, never pipes or devices. Throws Error naming the file.
+std::string_view read_input(const std::string& path, std::vector<char>& buffer, std::size_t head = 0,
+                            bool regular_only = false);
+
+// Reads one source: run_identity.json, run.log, the record log (files whose real path is
+// outside the run folder are left out, with a warning). Bad lines are reported in
+// run.diagnostics and skipped; an unreadable file, or a log in which nothing is FlagGems', throws
+// Error. With an arena the rows and their
+// strings are allocated there (load_all gives each thread one), else on the heap.
+Run load(const Source& source, std::shared_ptr<util::Arena> arena = nullptr);
+
+// Loads sources on several threads (threads == 0: one per core, at most 8); the runs come
+// back in the order of sources.
+std::vector<Run> load_all(const std::vector<Source>& sources, unsigned threads = 0);
+
+// Prints diagnostics as FILE:LINE: reason, one a line.
+void print_diagnostics(std::ostream& out, const std::vector<Diagnostic>& diags);
+
+} // namespace zl::results::parse

@@ -1,0 +1,48 @@
+// zl summary's output: an aligned text table (the default), Markdown, CSV, or JSON. Text and
+// Markdown add the notes a person needs (caliber, unpaired and failed rows, what the verdicts
+// mean); CSV is the table alone; JSON is everything, each pairing included.
+#pragma once
+
+#include "results/compare/ab.hpp"
+#include "results/compare/summary.hpp"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace zl::results::report {
+
+enum class Format { text, md, csv, json };
+
+// text, md, csv or json; throws Error (exit 2) for anything else.
+Format parse_format(const std::string& name);
+
+// A table to render: right-aligned columns hold numbers.
+struct Table
+{
+  std::vector<std::string> header;
+  std::vector<bool> right;
+  std::vector<std::vector<std::string>> rows;
+};
+
+// text: columns two spaces apart; md: a GitHub table; csv: RFC 4180 (json: not a table).
+std::string render(const Table& t, Format f);
+
+// A number with fixed decimals, or "-" when there is none.
+std::string fixed(double v, int decimals = 3);
+
+std::string format_summary(const compare::Summary& s, const std::vector<std::string>& paths, Format f);
+
+// What the A/B output says about its inputs.
+struct AbView
+{
+  std::string a_path, b_path;
+  std::string a_caliber, b_caliber; // describe() of each side, " | "-joined when mixed
+  bool forced = false;              // --force: compared although the calibers differ
+  compare::AbOptions options;
+  std::vector<std::pair<char, OpOutcome>> unfinished = {}; // 'A' or 'B': ops its campaign did not call ok
+};
+
+std::string format_ab(const compare::AbResult& r, const AbView& view, Format f);
+
+} // namespace zl::results::report
