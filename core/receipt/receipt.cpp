@@ -154,15 +154,19 @@ void add_harness(Receipt& r, std::set<std::string>& seen, const std::string& rol
   r.harness.push_back({role, path, ""});
 }
 
-// The plugin files a run loaded: each -p module and zl_plan, found along its PYTHONPATH.
-void add_plugins(Receipt& r, std::set<std::string>& seen, const rapidjson::Document& plan)
+// The plugin files a run loaded: each -p module, the modules they import (zl_plan, zl_patch,
+// zl_autotune_records) and, for a run of a warm worker, zl_worker; found along its PYTHONPATH.
+void add_plugins(Receipt& r, std::set<std::string>& seen, const rapidjson::Document& plan, bool warm)
 {
   if (!plan.HasMember("env_set") || !plan["env_set"].IsObject() || !plan.HasMember("plugins") ||
       !plan["plugins"].IsArray()) {
     return;
   }
   const auto dirs = util::split(str(plan["env_set"], "PYTHONPATH"), ':');
-  std::vector<std::string> modules = {"zl_plan"};
+  std::vector<std::string> modules = {"zl_plan", "zl_patch", "zl_autotune_records"};
+  if (warm) {
+    modules.push_back("zl_worker");
+  }
   for (const auto& p : plan["plugins"].GetArray()) {
     const std::string m = p.IsString() ? p.GetString() : "";
     // A Python module name, never a path.
@@ -210,7 +214,9 @@ Receipt harness_of(const std::string& folder)
     }
     if (fs::exists(dir / "plan.json")) {
       const auto plan = read_json((dir / "plan.json").string());
-      add_plugins(r, seen, plan);
+      const bool warm = identity.HasMember("executor") && identity["executor"].IsObject() &&
+                        str(identity["executor"], "name") == "warm";
+      add_plugins(r, seen, plan, warm);
       add_harness(r, seen, "shapes", str(plan, "shape_source"));
     }
   }

@@ -129,3 +129,33 @@ def test_summary_ab_refuses_process_against_warm_unless_forced(zl, tmp_path):
     assert refused.returncode != 0 and "executor" in refused.stderr
     forced = zl.run("summary", "--ab", a, b, "--force")
     assert forced.returncode == 0, forced.stderr
+
+
+def test_resume_of_a_warm_campaign_reruns_only_what_is_not_ok(zl, tmp_path, crash_corpus):
+    out = tmp_path / "warm"
+    batch(zl, crash_corpus, out, "warm", "abs,crash,add", rc=1)
+    assert {op: row["status"] for op, row in statuses(out).items()} == {"abs": "ok", "crash": "crashed",
+                                                                        "add": "ok"}
+    first_abs = identity(out, "abs")["executor"]["pid"]
+    # The benchmark is mended; the resume runs the crashed op alone, on a fresh worker.
+    (crash_corpus / "benchmark" / "test_crash.py").write_text(CRASH.replace(
+        "os.kill(os.getpid(), signal.SIGSEGV)", "pass"))
+    batch(zl, crash_corpus, out, "warm", "abs,crash,add", "--resume", rc=1)  # crash has no table: no_rows
+    after = statuses(out)
+    assert after["abs"]["status"] == "ok" and after["add"]["status"] == "ok"
+    assert after["crash"]["status"] != "crashed"
+    assert (out / "crash.attempt-1").is_dir()
+    assert identity(out, "abs")["executor"]["pid"] == first_abs  # an ok op is not run again
+    assert identity(out, "crash")["executor"]["name"] == "warm"
+    # The executor is part of the campaign's caliber: another one is refused, naming it.
+    proc = batch(zl, crash_corpus, out, "process", "abs,crash,add", "--resume", rc=2)
+    assert "--executor" in proc.stderr and "'warm'" in proc.stderr
+
+
+def test_receipt_of_a_warm_campaign_names_the_worker(zl, tmp_path):
+    out = tmp_path / "warm"
+    batch(zl, CORPUS, out, "warm", "abs", rc=0)
+    zl.run("receipt", str(out), check_rc=0)
+    roles = {e["role"]: e["path"] for e in json.loads((out / "receipt.json").read_text())["harness"]}
+    assert roles["plugin:zl_worker"].endswith("zl_worker.py")
+    assert "plugin:zl_patch" in roles
