@@ -15,6 +15,9 @@
 
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -109,6 +112,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     argv.push_back(a.data());
   }
   argv.push_back(nullptr);
+  if (std::getenv("ZL_FUZZ_SHOW_ARGV") != nullptr) { // to see what a failing input ran
+    for (const auto& a : args) {
+      std::fprintf(stderr, "[%s] ", a.c_str());
+    }
+    std::fprintf(stderr, "\n");
+  }
   // zl's errors go to stderr; keep them out of the fuzzer's log, but not the fuzzer's own reports.
   const int saved = ::dup(STDERR_FILENO);
   const int null = ::open("/dev/null", O_WRONLY);

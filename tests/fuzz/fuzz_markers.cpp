@@ -20,13 +20,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     start = end + 1;
   }
   // The round trip: only text rapidjson accepts as UTF-8 is written. Its validation reads a
-  // sequence cut at the end past the length it is given, up to a NUL: give it a string.
+  // sequence cut at the end past the length it is given (up to three bytes): pad with NULs.
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>, rapidjson::UTF8<>, rapidjson::CrtAllocator,
                     rapidjson::kWriteValidateEncodingFlag>
       writer(buffer);
-  const std::string value(input);
-  if (writer.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()))) {
+  const std::string value = std::string(input) + std::string(4, '\0');
+  if (writer.String(value.c_str(), static_cast<rapidjson::SizeType>(input.size()))) {
     std::string back;
     std::size_t pos = 0;
     const std::string_view json(buffer.GetString(), buffer.GetSize());
