@@ -9,8 +9,8 @@
 // program to run, a file to write) are never given; junk never starts with '-' or '/', so it
 // cannot name an option boost would guess from a prefix, and holds no "..", so it names no file
 // outside the scratch folder, which is the working folder.
-#include "app.hpp"
 #include "fuzz_util.hpp"
+#include "run_cli.hpp"
 #include "util/error.hpp"
 
 #include <fuzzer/FuzzedDataProvider.h>
@@ -105,27 +105,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!safe(args)) {
     return -1;
   }
-  std::vector<char*> argv;
-  std::string name = "zl";
-  argv.push_back(name.data());
-  for (auto& a : args) {
-    argv.push_back(a.data());
-  }
-  argv.push_back(nullptr);
   if (std::getenv("ZL_FUZZ_SHOW_ARGV") != nullptr) { // to see what a failing input ran
     for (const auto& a : args) {
       std::fprintf(stderr, "[%s] ", a.c_str());
     }
     std::fprintf(stderr, "\n");
   }
-  // zl's errors go to stderr; keep them out of the fuzzer's log, but not the fuzzer's own reports.
-  const int saved = ::dup(STDERR_FILENO);
-  const int null = ::open("/dev/null", O_WRONLY);
-  ::dup2(null, STDERR_FILENO);
-  const int rc = zl::cli::main(static_cast<int>(argv.size() - 1), argv.data());
-  ::dup2(saved, STDERR_FILENO);
-  ::close(saved);
-  ::close(null);
+  const int rc = zl::fuzz::run_cli(args);
   if (rc != zl::k_exit_ok && rc != zl::k_exit_usage && rc != zl::k_exit_preflight && rc != zl::k_exit_regression) {
     std::fprintf(stderr, "zl exited %d (70 is an internal error)\n", rc);
     __builtin_trap();
