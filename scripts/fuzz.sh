@@ -91,6 +91,10 @@ if [ ${#targets[@]} -eq 0 ]; then
   for t in "$build"/bin/fuzz_*; do targets+=("$(basename "$t" | sed 's/^fuzz_//')"); done
 fi
 
+# The targets' scratch folders (tests/fuzz/fuzz_util.hpp) go under build-fuzz, removed each time.
+export TMPDIR=$build/fuzz-tmp
+rm -rf "$TMPDIR"
+mkdir -p "$TMPDIR"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # fuzz TARGET: runs it; its log in build-fuzz/fuzz-logs/TARGET.log, its summary on stdout.
