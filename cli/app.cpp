@@ -178,7 +178,7 @@ int run(int argc, char** argv)
   try {
     po::store(po::command_line_parser(global).options(desc).run(), vm);
   } catch (const po::error& e) {
-    throw Error(fmt::format("{}; `zl --help` lists the global options", e.what()));
+    throw Error(fmt::format("{}; `zl --help` lists the global options", option_error(e, global)));
   }
   if (vm.count("version")) {
     std::cout << fmt::format("zl {} (backend ABI {}.{})\n", k_version, ZL_ABI_MAJOR, ZL_ABI_MINOR);

@@ -9,6 +9,18 @@
 
 namespace zl::cli {
 
+std::string option_error(const po::error& e, const Args& args)
+{
+  for (const auto& arg : args) {
+    for (const char* token : {"%value%", "%option%", "%prefix%", "%canonical_option%", "%original_token%"}) {
+      if (arg.find(token) != std::string::npos) {
+        return fmt::format("the argument '{}' is not accepted here (an option's value cannot hold {})", arg, token);
+      }
+    }
+  }
+  return e.what();
+}
+
 std::optional<po::variables_map> parse_options(const std::string& command, const std::string& usage,
                                                po::options_description& desc, const Args& args,
                                                const std::vector<std::string>& positional)
@@ -23,7 +35,7 @@ std::optional<po::variables_map> parse_options(const std::string& command, const
     po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw Error(fmt::format("zl {}: {}; `zl {} --help` lists its options", command, e.what(), command));
+    throw Error(fmt::format("zl {}: {}; `zl {} --help` lists its options", command, option_error(e, args), command));
   }
   if (vm.count("help")) {
     std::cout << "Usage: " << usage << "\n\n" << desc << "\n";

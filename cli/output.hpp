@@ -23,6 +23,11 @@ std::optional<po::variables_map> parse_options(const std::string& command, const
                                                po::options_description& desc, const Args& args,
                                                const std::vector<std::string>& positional = {});
 
+// What an option error says: e.what(), unless an argument holds one of boost's placeholders
+// (%value%, %option%, …), which boost 1.74 substitutes into its message until none is left, so
+// what() would never return; then a message naming that argument.
+std::string option_error(const po::error& e, const Args& args);
+
 // Prints rows under a header as left-aligned columns.
 void print_table(std::ostream& out, const std::vector<std::string>& header,
                  const std::vector<std::vector<std::string>>& rows);

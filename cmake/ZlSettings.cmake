@@ -24,6 +24,17 @@ if(ZL_SANITIZE)
     -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
   target_link_options(zl_standard_settings INTERFACE -fsanitize=address,undefined)
 endif()
+# Coverage for libFuzzer on everything zl compiles; the fuzz targets add -fsanitize=fuzzer
+# (tests/fuzz/CMakeLists.txt). A crash must stop the run, so nothing recovers.
+if(ZL_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "-DZL_FUZZ=ON needs clang (libFuzzer): -DCMAKE_CXX_COMPILER=clang++-14")
+  endif()
+  target_compile_options(zl_standard_settings INTERFACE
+    -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+    -fsanitize-ignorelist=${PROJECT_SOURCE_DIR}/tests/fuzz/ubsan-ignore.txt)
+  target_link_options(zl_standard_settings INTERFACE -fsanitize=address,undefined)
+endif()
 
 # -Wnull-dereference is left out: GCC 12 at -O2 reports it inside libstdc++ (streambuf, vector)
 # on code that is fine.

@@ -10,6 +10,7 @@ packages=(
   python3 python3-pytest python3-yaml libbenchmark-dev
   rpm rpm2cpio dpkg-dev    # the packages: rpmbuild and rpm2archive for the RPMs, dpkg-shlibdeps for the DEBs
   clang-format-14 clang-tidy-14   # the house rules, pinned: the format, check-format and tidy targets
+  clang-14 libclang-rt-14-dev     # the fuzz targets (scripts/fuzz.sh): libFuzzer and the sanitizers' runtimes
 )
 
 missing=()

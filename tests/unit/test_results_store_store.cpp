@@ -2,6 +2,7 @@
 
 #include "fixture.hpp"
 #include "results/store/schema.hpp"
+#include "results/parse/sources.hpp"
 #include "results_helpers.hpp"
 #include "temp_dir.hpp"
 #include "util/error.hpp"
@@ -9,6 +10,7 @@
 #include <doctest/doctest.h>
 #include <sqlite3.h>
 
+#include <memory>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -181,4 +183,21 @@ TEST_CASE("zl::results::store::Store: parallel writers lose nothing")
   sqlite3_step(s);
   CHECK(std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, 0))) == "wal");
   sqlite3_finalize(s);
+}
+
+TEST_CASE("zl::results::store::Store::ingest: a row whose dtype the log does not say (fuzz_table_parser)")
+{
+  // pytest's FAILED line names no dtype: the empty string must be stored as "", never as NULL.
+  parse::Source source{"/fuzz/run.log", parse::Source::Kind::text_log};
+  source.content = std::make_shared<const std::string>(
+      zl::test::read_fixture("../fuzz/regressions/table_parser/pytest-failed-no-dtype.log"));
+  const auto run = parse::load(source);
+  REQUIRE(run.rows.size() == 1);
+  Store store(":memory:");
+  CHECK(store.ingest(run) == 1);
+  const auto back = store.load({source.path});
+  REQUIRE(back.size() == 1);
+  REQUIRE(back[0].rows.size() == 1);
+  CHECK(back[0].rows[0].op() == "abs");
+  CHECK(back[0].rows[0].dtype().empty());
 }

@@ -20,7 +20,9 @@ namespace {
 // Not "bind": with a std::string argument, argument-dependent lookup would pick std::bind.
 void bind_arg(sqlite3_stmt* s, int i, std::string_view v)
 {
-  sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+  // An empty view may have no data pointer, which SQLite binds as NULL: a row without a dtype
+  // (pytest's FAILED line) would then break the NOT NULL columns.
+  sqlite3_bind_text(s, i, v.data() != nullptr ? v.data() : "", static_cast<int>(v.size()), SQLITE_STATIC);
 }
 void bind_arg(sqlite3_stmt* s, int i, double v)
 {
