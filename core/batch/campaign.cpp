@@ -67,7 +67,8 @@ void read_identity(const std::string& run_dir, OpStatus& s)
   if (d.Parse(text.c_str()).HasParseError() || !d.IsObject()) {
     return;
   }
-  if (d.HasMember("timer") && d["timer"].IsObject() && d["timer"].HasMember("effective")) {
+  if (d.HasMember("timer") && d["timer"].IsObject() && d["timer"].HasMember("effective") &&
+      d["timer"]["effective"].IsString()) {
     s.timer = d["timer"]["effective"].GetString();
   }
   if (d.HasMember("level") && d["level"].IsString()) {

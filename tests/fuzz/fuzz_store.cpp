@@ -1,8 +1,8 @@
 // A results store made by another zl version (`zl summary --db FILE`, `zl batch --db FILE`): the
 // input is the database file; it is opened (and migrated) as a store, read whole and summarized.
 #include "fuzz_util.hpp"
-#include "results/store/store.hpp"
 #include "results/compare/summary.hpp"
+#include "results/store/store.hpp"
 #include "util/error.hpp"
 
 #include <unistd.h>

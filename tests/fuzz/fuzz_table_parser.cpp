@@ -2,9 +2,9 @@
 // [--db FILE] LOG` reads it: results::load of a text log, the run stored and read back, then the
 // summary. Differential: the store gives back the rows the log gave.
 #include "fuzz_util.hpp"
+#include "results/compare/summary.hpp"
 #include "results/parse/sources.hpp"
 #include "results/store/store.hpp"
-#include "results/compare/summary.hpp"
 #include "util/error.hpp"
 
 #include <cmath>

@@ -264,3 +264,21 @@ TEST_CASE("zl::batch::run_campaign: an executor that throws stops the campaign w
   }
   CHECK(std::count(c.executor.ran.begin(), c.executor.ran.end(), "second") == 0);
 }
+
+TEST_CASE("zl::batch::run_campaign: an identity whose timer is not a string is read as unknown, not trusted")
+{
+  Campaign c;
+  c.add("odd");
+  c.executor.behaviour["odd"] = [](const exec::OpLaunch& launch, FakeExecutor& fake) {
+    ok_with_rows(launch, fake);
+    // A run folder is read back, not trusted: a number where a string belongs (found by review
+    // of what fuzz_run_folder cannot reach) must not be read as a string.
+    util::write_file_atomic(launch.request.out_dir + "/run_identity.json",
+                            R"({"timer": {"effective": 5}, "level": ["core"]})");
+    return exec::OpEnd{0, ""};
+  };
+  const auto outcome = c.run();
+  CHECK(outcome.ran == 1);
+  CHECK(c.status("odd").timer.empty());
+  CHECK(c.status("odd").level == "core"); // the campaign's own, since the identity's is not a string
+}

@@ -1,8 +1,8 @@
 #include "results/store/store.hpp"
 
 #include "fixture.hpp"
-#include "results/store/schema.hpp"
 #include "results/parse/sources.hpp"
+#include "results/store/schema.hpp"
 #include "results_helpers.hpp"
 #include "temp_dir.hpp"
 #include "util/error.hpp"
