@@ -134,9 +134,37 @@ def _flush():
             pass
 
 
+PR_SET_CHILD_SUBREAPER = 36  # <linux/prctl.h>
+
+
+def _become_subreaper():
+    """What an op double-forks away (setsid, `cmd &` in a shell) is reparented to the worker, not
+    to init, so zl finds it among the worker's children and ends it after the op, as `zl run`
+    does as a subreaper (core/util/process.hpp, become_subreaper)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _reap():
+    """Collects what zl ended after the last op (orphans the worker adopted), so no zombie stays."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
 def serve(in_fd, out_fd, preload):
     # Ctrl-C reaches the worker only through zl (its own process group), and only during an op.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _become_subreaper()
     # A segfault prints the Python stack: zl quotes what a dead worker last printed.
     faulthandler.enable()
     for fd in (in_fd, out_fd):  # not for what the benchmark starts: a child must not hold them open
@@ -152,6 +180,7 @@ def serve(in_fd, out_fd, preload):
     reply({"ready": True, "pid": os.getpid(), "preloaded": worker.loaded, "failed": worker.failed})
     for line in requests:
         if line.strip():
+            _reap()  # between ops: every child left is one zl has ended
             reply({"exit": worker.run(json.loads(line))})
     return 0
 

@@ -2,6 +2,8 @@
 of it with an op that kills its worker or hangs."""
 import csv
 import json
+import os
+import signal
 import shutil
 import subprocess
 
@@ -159,3 +161,42 @@ def test_receipt_of_a_warm_campaign_names_the_worker(zl, tmp_path):
     roles = {e["role"]: e["path"] for e in json.loads((out / "receipt.json").read_text())["harness"]}
     assert roles["plugin:zl_worker"].endswith("zl_worker.py")
     assert "plugin:zl_patch" in roles
+
+
+DOUBLE_FORK = """import subprocess
+
+import pytest
+
+
+@pytest.mark.escape
+def test_escape():
+    # A shell that backgrounds a new session and exits: the sleeper is orphaned at once.
+    subprocess.run(["sh", "-c", "setsid sleep {seconds} > /dev/null 2>&1 &"])
+"""
+
+
+def sleepers(seconds):
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if f.read().split(b"\0")[:2] == [b"sleep", str(seconds).encode()]:
+                    found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+@pytest.mark.parametrize("executor", ["process", "warm"])
+def test_what_an_op_double_forks_away_is_ended(zl, tmp_path, crash_corpus, executor):
+    seconds = 400 + os.getpid() % 97  # a sleeper this test alone starts
+    (crash_corpus / "benchmark" / "test_escape.py").write_text(DOUBLE_FORK.format(seconds=seconds))
+    with open(crash_corpus / "benchmark" / "core_shapes.yaml", "a") as f:
+        f.write("\nescape:\n  shapes:\n    - [8]\n")
+    try:
+        batch(zl, crash_corpus, tmp_path / executor, executor, "escape,abs")
+        assert statuses(tmp_path / executor)["abs"]["status"] == "ok"
+        assert sleepers(seconds) == []
+    finally:
+        for pid in sleepers(seconds):
+            os.kill(pid, signal.SIGKILL)
