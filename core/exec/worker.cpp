@@ -170,6 +170,13 @@ Worker::Worker(const std::string& python, const std::vector<std::string>& env, c
     throw Error(fmt::format("the warm worker (pid {}) said {} instead of being ready; is {} zl's python/zl_plugins?",
                             m_pid, hello, python));
   }
+  if (d.HasMember("preloaded") && d["preloaded"].IsArray()) {
+    for (const auto& m : d["preloaded"].GetArray()) {
+      if (m.IsString()) {
+        m_preloaded.emplace_back(m.GetString());
+      }
+    }
+  }
   if (d.HasMember("failed") && d["failed"].IsObject()) {
     for (const auto& m : d["failed"].GetObject()) {
       m_failed.push_back(fmt::format("{}: {}", m.name.GetString(), m.value.IsString() ? m.value.GetString() : "?"));
@@ -265,6 +272,7 @@ run::Launched Worker::run_op(const std::vector<std::string>& args, const std::ve
   launched.executor.name = "warm";
   launched.executor.pid = m_pid;
   launched.executor.ops_before = m_ops;
+  launched.executor.preloaded = m_preloaded;
   m_last_output.clear();
   write_all(m_to_worker, request_line(args, env, cwd));
   std::string reply;

@@ -58,8 +58,9 @@ private:
   bool m_reaped = false;
   int m_status = 0;
   long long m_ops = 0;
-  std::string m_replies;     // reply bytes not yet split into lines
-  std::string m_last_output; // the tail of what the worker printed, for a crash note
+  std::vector<std::string> m_preloaded; // what the worker imported before its first op
+  std::string m_replies;                // reply bytes not yet split into lines
+  std::string m_last_output;            // the tail of what the worker printed, for a crash note
   std::vector<std::string> m_failed;
 };
 

@@ -142,6 +142,7 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   j.field("name", o.executor.name);
   j.nullable("pid", o.executor.pid);
   j.nullable("ops_before", o.executor.ops_before);
+  j.strings("preloaded", o.executor.preloaded);
   w.EndObject();
   j.nullable("record_log", o.record_log);
   j.field("run_dir", p.run_dir);

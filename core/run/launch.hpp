@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace zl::util {
 class SignalForwarding;
@@ -35,6 +36,9 @@ struct ExecutorInfo
   std::string name = "process";
   std::optional<int> pid;              // the process that ran pytest's session
   std::optional<long long> ops_before; // sessions that process ran before this one
+  // What that process imported before the session (a warm worker's preload, ZL_WARM_PRELOAD
+  // included): state the session inherited, so on record.
+  std::vector<std::string> preloaded;
 };
 
 // How pytest ended, as the launcher saw it.

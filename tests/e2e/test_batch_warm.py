@@ -200,3 +200,15 @@ def test_what_an_op_double_forks_away_is_ended(zl, tmp_path, crash_corpus, execu
     finally:
         for pid in sleepers(seconds):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_what_a_worker_preloaded_is_on_record(zl, tmp_path):
+    # ZL_WARM_PRELOAD adds modules whose state every op of that worker inherits: on record.
+    zl.env["ZL_WARM_PRELOAD"] = "colorsys"
+    try:
+        batch(zl, CORPUS, tmp_path / "warm", "warm", "abs", rc=0)
+    finally:
+        del zl.env["ZL_WARM_PRELOAD"]
+    assert "colorsys" in identity(tmp_path / "warm", "abs")["executor"]["preloaded"]
+    batch(zl, CORPUS, tmp_path / "process", "process", "abs", rc=0)
+    assert identity(tmp_path / "process", "abs")["executor"]["preloaded"] == []
