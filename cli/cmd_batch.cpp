@@ -50,10 +50,11 @@ constexpr const char* k_usage =
   "--resume re-runs only the ops whose status is not ok; an op's earlier folder is kept as\n"
   "<op>.attempt-N. Ctrl-C (or SIGTERM) starts nothing new, interrupts the running ops and exits 130.\n"
   "--timeout-per-op: a finite number of seconds, at least 1 (default: no limit).\n"
-  "--executor: how each op is carried out; process (the default) starts a fresh `zl run` per op;\n"
-  "warm runs each device's ops in one long-lived Python worker that imports torch and flag_gems\n"
-  "once (not with --isolate-tuner-cache); an op that kills its worker is crashed, the next op gets\n"
-  "a new one. It is part of the caliber: --resume with another executor is refused.\n\n"
+  "--executor: how each op is carried out; warm (the default) runs each device's ops in one\n"
+  "long-lived Python worker that imports torch and flag_gems once; an op that kills its worker is\n"
+  "crashed, the next op gets a new one. process starts a fresh `zl run` per op (the default with\n"
+  "--isolate-tuner-cache, which warm cannot keep). It is part of the caliber: --resume continues\n"
+  "with the campaign's executor, and --resume with another --executor is refused.\n\n"
   "Statuses: ok, failed, preflight_failed, no_rows, timeout, interrupted, crashed; pending for an op\n"
   "never started. Exit status: 0 every op ok, 1 some op not ok, 2 usage, 3 preflight, 130 interrupted.\n\n"
   "Examples:\n"
@@ -95,7 +96,7 @@ int cmd_batch(Context& ctx, const Args& args)
     ("replay-from", po::value<std::string>(), "forwarded to zl run")
     ("isolate-tuner-cache", "forwarded to zl run")
     ("python", po::value<std::string>(), "forwarded to zl run")
-    ("executor", po::value<std::string>()->default_value(exec::k_default_executor),
+    ("executor", po::value<std::string>(),
                  fmt::format("how each op is carried out: {}", util::join(exec::executor_names(), ", ")).c_str());
   // clang-format on
   const auto vm = parse_options("batch", k_usage, desc, args);
@@ -127,7 +128,7 @@ int cmd_batch(Context& ctx, const Args& args)
   options.replay_from = given("replay-from");
   options.python = given("python");
   options.isolate_tuner_cache = vm->count("isolate-tuner-cache") > 0;
-  options.executor = value("executor");
+  options.executor = given("executor");
   // Checked here, once, before any op starts or anything is written.
   auto caliber = batch::resolve_caliber(options);
   if (caliber.executor == "warm") {
@@ -177,7 +178,9 @@ int cmd_batch(Context& ctx, const Args& args)
   if (vm->count("db")) {
     shared.emplace(util::absolute(value("db")));
   }
-  auto campaign = batch::open_campaign({spec.out_dir, vm->count("resume") > 0, vm->count("force") > 0, caliber});
+  auto campaign = batch::open_campaign(
+      {spec.out_dir, vm->count("resume") > 0, vm->count("force") > 0, caliber, !options.executor.has_value()});
+  caliber = campaign.caliber;
   spec.lock = campaign.lock.get();
   const auto executor =
       exec::make_executor(caliber.executor, {exec::this_zl(backend.name(), ctx.backend_paths), &backend, spec.devices});

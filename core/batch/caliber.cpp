@@ -91,8 +91,8 @@ Caliber resolve_caliber(const CaliberOptions& o)
   c.replay_from = r.replay_from.empty() ? "" : normal_path(r.replay_from);
   c.isolate_tuner_cache = r.isolate_tuner_cache;
   c.python = r.python;
-  exec::check_executor_name(o.executor);
-  c.executor = o.executor;
+  c.executor = o.executor.value_or(exec::default_executor(c.isolate_tuner_cache));
+  exec::check_executor_name(c.executor);
   run::Request check;
   check.op = "batch";
   check.level = c.level;

@@ -23,7 +23,8 @@ struct CaliberOptions
   std::optional<std::string> flaggems_dir; // else FLAGGEMS_DIR, else the working folder
   std::optional<std::string> level, mode, dtypes, timer, shape_file, shape_mode, replay_from, python;
   bool isolate_tuner_cache = false;
-  std::string executor = "process";
+  // Else the default (exec::default_executor); --resume keeps the campaign's (open_campaign).
+  std::optional<std::string> executor;
 };
 
 struct Caliber

@@ -137,15 +137,24 @@ OpenCampaign open_campaign(const OpenSpec& spec)
                               spec.out_dir));
     }
     util::write_file_atomic(record, caliber_json(spec.caliber));
+    open.caliber = spec.caliber;
     return open;
   }
   open.statuses = parse_ops_status(read_document(csv, off_t{1} << 26), csv);
   std::vector<std::string> diffs;
   const bool recorded = fs::exists(record);
+  open.caliber = spec.caliber;
   if (recorded) {
-    diffs = caliber_differences(parse_caliber_json(read_document(record, off_t{1} << 20), record), spec.caliber);
+    const auto before = parse_caliber_json(read_document(record, off_t{1} << 20), record);
+    if (spec.executor_defaulted) {
+      open.caliber.executor = before.executor;
+    }
+    diffs = caliber_differences(before, open.caliber);
   } else {
-    diffs = legacy_differences(open.statuses, spec.out_dir, spec.caliber);
+    if (spec.executor_defaulted) {
+      open.caliber.executor = "process"; // the only executor an earlier zl had
+    }
+    diffs = legacy_differences(open.statuses, spec.out_dir, open.caliber);
   }
   if (!diffs.empty()) {
     throw Error(fmt::format("--resume: this command's caliber differs from the campaign's:\n  {}\na campaign keeps "
@@ -159,7 +168,7 @@ OpenCampaign open_campaign(const OpenSpec& spec)
                               "and python; if this command repeats the options it was started with, add --force",
                               spec.out_dir, k_campaign_file));
     }
-    util::write_file_atomic(record, caliber_json(spec.caliber));
+    util::write_file_atomic(record, caliber_json(open.caliber));
   }
   return open;
 }

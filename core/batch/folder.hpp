@@ -19,12 +19,15 @@ struct OpenSpec
   bool resume = false;
   bool force = false; // resume a campaign that has no caliber record, on this command's word
   Caliber caliber;
+  // --executor was not given: --resume continues with the executor the campaign recorded.
+  bool executor_defaulted = false;
 };
 
 struct OpenCampaign
 {
   std::unique_ptr<CampaignLock> lock; // held for the whole campaign
   std::vector<OpStatus> statuses;     // the campaign's rows so far (empty for a new one)
+  Caliber caliber;                    // the spec's, with a resumed campaign's executor where defaulted
 };
 
 // The campaign folder, absolute: --out as given (an empty one is refused), else the default

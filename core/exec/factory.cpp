@@ -47,6 +47,11 @@ std::unique_ptr<Executor> make_executor(const std::string& name, const ExecutorS
   return nullptr; // not reached: check_executor_name knows the same table
 }
 
+std::string default_executor(bool isolate_tuner_cache)
+{
+  return isolate_tuner_cache ? "process" : "warm";
+}
+
 void check_executor_name(const std::string& name)
 {
   for (const auto& [known, _] : table()) {

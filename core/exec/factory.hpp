@@ -20,7 +20,10 @@ struct ExecutorSetup
   std::vector<loader::Device> devices;     // one slot each, in slot order
 };
 
-inline constexpr const char* k_default_executor = "process";
+// The executor of a campaign that names none: warm (imports paid once per device; measured on
+// the H200 to give the numbers a fresh process gives, README.md's executors section), except
+// with --isolate-tuner-cache, which needs a fresh process per op.
+std::string default_executor(bool isolate_tuner_cache);
 
 // The names make_executor accepts, in the order --help lists them.
 std::vector<std::string> executor_names();

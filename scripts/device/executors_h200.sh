@@ -8,6 +8,11 @@
 #   direct  zl batch --timer direct, --executor process and warm
 #   graph   zl batch --timer graph, --executor process and warm (round 1 of the A/B)
 #   rounds  two more graph rounds each side, then zl summary --ab of process against warm
+#   direct_rounds  ROUNDS (e.g. "1 2") direct rounds each side, alternating process and warm
+#   ab_direct      zl summary --ab of the direct rounds, process against warm (text and JSON)
+#   plain30 / warm30 / process30  the same at --timer direct over OPS (30 ops); process30 stops
+#                  itself after SEGMENT seconds (SIGINT, as Ctrl-C) and the next call resumes it:
+#                  its makespan is the sum of the ops' durations in ops_status.csv
 set -u
 export LD_LIBRARY_PATH=$PWD/.dev/zl/deps
 export PYTHONPATH=$PWD/.dev/flaggems/src:$PWD/.dev/flaggems/pylib
@@ -43,6 +48,9 @@ batch() { # executor, timer, label
   cut -d, -f1-4 $R/$3/ops_status.csv | tr '\n' ' ' >> $S
   echo >> $S
 }
+durations() { # campaign folder: the ops' statuses and the sum of their durations
+  awk -F, 'NR>1 {n[$2]++; if ($2=="ok") s+=$10} END {for (k in n) printf "%s=%d ", k, n[k]; printf "sum_ok_duration=%.1f s\n", s}' $1/ops_status.csv >> $S
+}
 case ${PHASE:-plain} in
 plain)
   { nvidia-smi --query-gpu=index,uuid,name --format=csv,noheader
@@ -72,6 +80,33 @@ rounds)
   $Z summary --ab $R/process_graph $R/warm_graph > $OUT/ab.txt 2>&1
   echo "summary --ab rc=$?" >> $S
   ;;
+direct_rounds)
+  for k in ${ROUNDS:-1}; do
+    batch process direct process_direct/$k
+    batch warm direct warm_direct/$k
+  done
+  ;;
+ab_direct)
+  $Z summary --ab $R/process_direct $R/warm_direct --force > $OUT/ab_direct.txt 2>&1
+  echo "summary --ab direct rc=$?" >> $S
+  $Z summary --ab $R/process_direct $R/warm_direct --force --format json > $OUT/ab_direct.json 2>> $S
+  ;;
+plain30)
+  plain kernel plain30_kernel
+  ;;
+warm30)
+  batch warm direct warm30_direct
+  durations $R/warm30_direct
+  ;;
+process30)
+  resume=()
+  [ -f $R/process30_direct/campaign.json ] && resume=(--resume)
+  t process30_direct timeout -s INT -k 60 ${SEGMENT:-400} $Z --backend=cuda batch "${COMMON[@]}" \
+    --executor process --timer direct --out $R/process30_direct "${resume[@]}"
+  durations $R/process30_direct
+  ;;
 esac
-cp $R/*.out $OUT/ 2>/dev/null
+# Everything made so far comes back as one archive (at most 8 files return from the machine,
+# and a machine lost between calls loses /tmp): summary --ab then runs on this side too.
+tar czf $OUT/zlx.tgz -C $R . 2>/dev/null
 cat $S

@@ -154,6 +154,31 @@ def test_resume_of_a_warm_campaign_reruns_only_what_is_not_ok(zl, tmp_path, cras
     assert "--executor" in proc.stderr and "'warm'" in proc.stderr
 
 
+def default_batch(zl, corpus, out, ops, *extra):
+    """zl batch without --executor."""
+    return subprocess.run([ZL_BIN, "batch", "--flaggems", str(corpus), "--ops", ops, "--python", PYTHON,
+                           "--out", str(out), *extra], env=zl.env, capture_output=True, text=True, timeout=300)
+
+
+def test_the_default_executor_is_warm_but_process_with_an_isolated_tuner_cache(zl, tmp_path):
+    for out, extra, executor in ((tmp_path / "plain", (), "warm"),
+                                 (tmp_path / "isolated", ("--isolate-tuner-cache",), "process")):
+        proc = default_batch(zl, CORPUS, out, "abs", *extra)
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads((out / "campaign.json").read_text())["caliber"]["executor"] == executor
+        assert identity(out, "abs")["executor"]["name"] == executor
+
+
+def test_resume_without_executor_continues_with_the_campaigns(zl, tmp_path, crash_corpus):
+    out = tmp_path / "process"
+    batch(zl, crash_corpus, out, "process", "abs,crash", rc=1)
+    proc = default_batch(zl, crash_corpus, out, "abs,crash", "--resume")
+    assert proc.returncode == 1, proc.stderr  # crash crashes again
+    assert json.loads((out / "campaign.json").read_text())["caliber"]["executor"] == "process"
+    assert identity(out, "crash")["executor"]["name"] == "process"
+    assert (out / "crash.attempt-1").is_dir()
+
+
 def test_receipt_of_a_warm_campaign_names_the_worker(zl, tmp_path):
     out = tmp_path / "warm"
     batch(zl, CORPUS, out, "warm", "abs", rc=0)

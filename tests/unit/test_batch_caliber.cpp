@@ -89,10 +89,10 @@ TEST_CASE("zl::batch::legacy_differences: what ops_status.csv says, once per opt
 
 TEST_CASE("zl::batch caliber: the executor is part of it; a campaign.json without one reads as process")
 {
-  auto c = base();
-  CHECK(c.executor == "process");
-  auto warm = c;
-  warm.executor = "warm";
+  auto warm = base();
+  CHECK(warm.executor == "warm"); // the default (exec::default_executor)
+  auto c = warm;
+  c.executor = "process";
   const auto diffs = batch::caliber_differences(c, warm);
   REQUIRE(diffs.size() == 1);
   CHECK(diffs[0] == "--executor: the campaign has 'process', this command 'warm'");

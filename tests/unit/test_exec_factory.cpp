@@ -13,7 +13,8 @@ TEST_CASE("zl::exec::make_executor: process by name; an unknown name is refused 
   const auto process = exec::make_executor("process", setup);
   REQUIRE(process != nullptr);
   CHECK(process->name() == "process");
-  CHECK(exec::executor_names().front() == exec::k_default_executor);
+  CHECK(exec::default_executor(false) == "warm");
+  CHECK(exec::default_executor(true) == "process"); // --isolate-tuner-cache needs a fresh process
   try {
     exec::make_executor("slurm", setup);
     FAIL("accepted an unknown executor");
