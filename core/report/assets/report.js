@@ -58,6 +58,18 @@
     charts.push(c);
     return c;
   }
+  // A bar chart of rows (op first) that the filter box narrows: its bars, and its height with them.
+  function filtered(c, b, all, data, barHeight) {
+    c.$zl.rows = all;
+    filters.push((q) => {
+      const rows = all.filter((r) => matches(r[0], q));
+      c.$zl.rows = rows;
+      c.data = data(rows);
+      b.style.height = `${Math.max(140, rows.length * barHeight + 60)}px`;
+      c.resize();
+      c.update();
+    });
+  }
   function box(height) { return el('div', { class: 'chart', style: `height:${height}px` }); }
 
   // Every chart's numbers as a table, collapsed, built when first opened.
@@ -109,15 +121,7 @@
           x: { type: 'logarithmic', title: { display: true, text: 'FlagGems speedup over torch (log; above 1: faster)' } } },
       },
     });
-    c.$zl.rows = all;
-    filters.push((q) => {
-      const rows = all.filter((g) => matches(g[0], q));
-      c.$zl.rows = rows;
-      c.data = data(rows);
-      b.style.height = `${Math.max(140, rows.length * 16 + 60)}px`;
-      c.resize();
-      c.update();
-    });
+    filtered(c, b, all, data, 16);
   }
   function opSection(op, series) {
     const s = el('section', { class: 'op' }, el('h4', {}, op));
@@ -219,15 +223,7 @@
       scales: { y: { ticks: { autoSkip: false, callback(v) { return short(this.getLabelForValue(v)); } } },
         x: Object.assign({ type: 'linear', title: { display: true, text: 'B/A (below 1: B faster)' } }, around(all)) } },
     });
-    c.$zl.rows = all;
-    filters.push((q) => {
-      const rows = all.filter((o) => matches(o[0], q));
-      c.$zl.rows = rows;
-      c.data = data(rows);
-      b.style.height = `${Math.max(140, rows.length * 18 + 60)}px`;
-      c.resize();
-      c.update();
-    });
+    filtered(c, b, all, data, 18);
     main.append(fallback('B/A per op', ['op', 'pairs', 'B/A', 'min', 'max', 'fallback pairs', 'verdict', 'faster', 'slower', 'same', 'noisy'],
       () => d.ops.map((o) => [o[0], o[1], num(o[2]), num(o[3]), num(o[4]), o[5], o[6], o[7], o[8], o[9], o[10]])));
     main.append(fallback('pairings', ['op', 'dtype', 'Size Detail', 'A ms', 'B ms', 'B/A', 'verdict', 'p'],
