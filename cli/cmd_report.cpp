@@ -9,6 +9,7 @@
 #include "util/error.hpp"
 #include "util/fs.hpp"
 
+#include <boost/filesystem/operations.hpp>
 #include <fmt/format.h>
 
 #include <iostream>
@@ -17,12 +18,12 @@ namespace zl::cli {
 
 namespace {
 
-constexpr const char* k_usage =
-    "zl report PATH... [-o report.html] [--db FILE]\n"
-    "       zl report --ab A B [--force] [--alpha P] [--threshold PCT] [-o …] [--db FILE]\n"
-    "       zl report --db FILE --history N [-o …]";
+constexpr const char* k_usage = "zl report PATH... [-o report.html] [--db FILE]\n"
+                                "       zl report --ab A B [--force] [--alpha P] [--threshold PCT] [-o …] [--db FILE]\n"
+                                "       zl report --db FILE --history N [-o …]";
 
-constexpr const char* k_notes = R"(zl report writes one HTML file that needs nothing else: the data is embedded in it as JSON,
+constexpr const char* k_notes =
+    R"(zl report writes one HTML file that needs nothing else: the data is embedded in it as JSON,
 and the charting library (Chart.js 3, from Debian's libjs-chart.js) and the page's script are
 inlined, so it opens from disk or as a CI artifact with no server and no network. The numbers
 are zl summary's (the same code computes them): the page draws pictures of what `zl summary`
@@ -112,6 +113,10 @@ int cmd_report(Context&, const Args& args)
   }
   if (!ab && (*vm)["force"].as<bool>()) {
     throw Error("--force goes with --ab A B");
+  }
+  if (history && !boost::filesystem::exists((*vm)["db"].as<std::string>())) {
+    throw Error(fmt::format("no results store at {}: --history reads one that zl batch or zl summary --db wrote",
+                            (*vm)["db"].as<std::string>()));
   }
   std::unique_ptr<results::store::Store> store;
   if (vm->count("db")) {

@@ -50,6 +50,11 @@ for i in range(n_ops):
     (run / "run.log").write_text("\n".join(log) + "\n")
 PY
 cp -r "$work/campaign" "$work/copy"
+# Thirty nights of the same campaign in one store, for the history view.
+for i in $(seq 30); do
+  cp -r "$work/campaign" "$work/night-$i"
+  "$zl" summary --db "$work/store.sqlite" "$work/night-$i" >/dev/null 2>&1
+done
 
 measure() { # name, then zl report's arguments
   local name=$1
@@ -91,3 +96,4 @@ PY
 echo "campaign: $ops ops × 3 dtypes × $shapes sizes"
 measure campaign "$work/campaign"
 measure ab --ab "$work/campaign" "$work/copy"
+measure history --db "$work/store.sqlite" --history 30

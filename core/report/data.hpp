@@ -8,10 +8,10 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include <utility>
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace zl::report {
@@ -20,7 +20,8 @@ namespace zl::report {
 class Json
 {
 public:
-  Json() : m_w(m_buffer) {}
+  // Six decimals: what FlagGems prints of a latency in ms; a ratio's seventeen digits are noise.
+  Json() : m_w(m_buffer) { m_w.SetMaxDecimalPlaces(6); }
   rapidjson::Writer<rapidjson::StringBuffer>& w() { return m_w; }
   void key(std::string_view k) { m_w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size())); }
   void str(std::string_view v) { m_w.String(v.data(), static_cast<rapidjson::SizeType>(v.size())); }
@@ -51,8 +52,8 @@ std::string shown(std::string_view label, std::size_t* cut = nullptr);
 // outside the key, such as devices).
 struct CaliberInfo
 {
-  std::string key; // what must agree for numbers to compare: describe(), executor, extra args
-  std::vector<std::size_t> runs;                      // indices into the runs grouped
+  std::string key;               // what must agree for numbers to compare: describe(), executor, extra args
+  std::vector<std::size_t> runs; // indices into the runs grouped
   std::vector<std::pair<std::string, std::set<std::string>>> fields; // field -> values, in the page's order
 };
 

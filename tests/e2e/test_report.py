@@ -120,6 +120,11 @@ def test_campaign_view_of_a_real_campaign(zl, tmp_path, browser):
     assert 0 < narrowed < len(measured)
     set_filter(browser, "")
     assert len(charts(browser, "latency")) == len({g["op"] for g in measured})
+    # Each chart's table fallback is collapsed, and built when opened.
+    fallbacks = browser.find_elements("css selector", "details.fallback")
+    assert len(fallbacks) == 1 + len({g["op"] for g in measured}) and not fallbacks[0].get_attribute("open")
+    fallbacks[0].find_element("tag name", "summary").click()
+    assert len(fallbacks[0].find_elements("css selector", "tbody tr")) == len(summary["groups"])
 
 
 def two_ops(root, abs_latencies, neg_latencies):
@@ -191,7 +196,11 @@ def test_bad_input_gives_a_clear_page_or_error(zl, tmp_path, browser):
     proc = zl.run("report", str(empty), "-o", str(tmp_path / "empty.html"), check_rc=2)
     assert "empty" in proc.stderr and not (tmp_path / "empty.html").exists()
 
-    page = report(zl, "--db", str(tmp_path / "none.sqlite"), "--history", "5", out=tmp_path / "none.html")
+    proc = zl.run("report", "--db", str(tmp_path / "none.sqlite"), "--history", "5", "-o", str(tmp_path / "n.html"),
+                  check_rc=2)
+    assert "no results store at" in proc.stderr and not (tmp_path / "none.sqlite").exists()
+    (tmp_path / "empty.sqlite").write_bytes(b"")  # SQLite's empty database: a store with no runs
+    page = report(zl, "--db", str(tmp_path / "empty.sqlite"), "--history", "5", out=tmp_path / "none.html")
     open_page(browser, page, "history-empty")
     assert "The store holds no runs: there is no history to draw." in text_of(browser)
 
