@@ -25,8 +25,8 @@ void write_ab(Json& j, const results::compare::AbResult& r, const AbSides& sides
   w.StartObject();
   j.field("a", shown(sides.a_path, cut));
   j.field("b", shown(sides.b_path, cut));
-  for (const auto& [key, runs] : {std::pair<const char*, const std::vector<results::Run>*>{"a_calibers", sides.a},
-                                  {"b_calibers", sides.b}}) {
+  for (const auto& [key, runs] :
+       {std::pair<const char*, const std::vector<results::Run>*>{"a_calibers", sides.a}, {"b_calibers", sides.b}}) {
     j.key(key);
     w.StartArray();
     for (const auto& c : group_by_caliber(*runs)) {

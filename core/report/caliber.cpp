@@ -42,8 +42,8 @@ void add(CaliberInfo& c, const std::string& field, const std::string& value)
 void add_run(CaliberInfo& c, const results::RunInfo& info)
 {
   rapidjson::Document id;
-  const bool parsed = !info.identity_json.empty() && !id.Parse(info.identity_json.c_str()).HasParseError() &&
-                      id.IsObject();
+  const bool parsed =
+      !info.identity_json.empty() && !id.Parse(info.identity_json.c_str()).HasParseError() && id.IsObject();
   const auto& cal = info.caliber;
   add(c, "backend", cal.backend.empty() ? results::compare::k_unknown : cal.backend);
   if (parsed) {

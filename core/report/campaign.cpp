@@ -110,7 +110,9 @@ void write_issues(Json& j, const std::vector<const Run*>& runs, std::size_t* cut
       for (const auto& [k, v] : m.fields) {
         detail += (detail.empty() ? "" : " ") + k + "=" + v;
       }
-      const Row* row = m.row >= 0 && static_cast<std::size_t>(m.row) < run->rows.size() ? &run->rows[static_cast<std::size_t>(m.row)] : nullptr;
+      const Row* row = m.row >= 0 && static_cast<std::size_t>(m.row) < run->rows.size()
+                           ? &run->rows[static_cast<std::size_t>(m.row)]
+                           : nullptr;
       issue(m.name, m.op, row, detail, fmt::format("{}:{}", file, m.line));
     }
   }
@@ -119,8 +121,7 @@ void write_issues(Json& j, const std::vector<const Run*>& runs, std::size_t* cut
 
 } // namespace
 
-void write_campaign(Json& j, const std::vector<Run>& runs, const std::vector<results::OpOutcome>& ops,
-                    std::size_t* cut)
+void write_campaign(Json& j, const std::vector<Run>& runs, const std::vector<results::OpOutcome>& ops, std::size_t* cut)
 {
   auto& w = j.w();
   w.StartObject();

@@ -38,7 +38,8 @@ TEST_CASE("zl::report::group_by_caliber")
   runs.push_back(run_of(log));
   runs[0].info.device_name = "NVIDIA H200", runs[0].info.device_uuid = "GPU-1";
   runs[2].info.device_name = "NVIDIA H200", runs[2].info.device_uuid = "GPU-2";
-  runs[0].info.identity_json = R"({"flaggems_commit":"abc123","versions":{"torch":"2.5.1"},"backend":{"version":"12.4"}})";
+  runs[0].info.identity_json =
+      R"({"flaggems_commit":"abc123","versions":{"torch":"2.5.1"},"backend":{"version":"12.4"}})";
   const auto groups = group_by_caliber(runs);
   REQUIRE(groups.size() == 2);
   CHECK(groups[0].runs == std::vector<std::size_t>{0, 2});

@@ -12,8 +12,9 @@ using zl::test::table;
 TEST_CASE("zl::report::write_campaign")
 {
   std::vector<zl::results::Run> runs;
-  runs.push_back(run_of(table("abs", "torch.float16", {{"[torch.Size([64])]", 1.0, 0.5}, {"[torch.Size([128])]", 2.0, 0}}) +
-                        table("abs", "torch.float32", {{"[torch.Size([64])]", 1.0, 2.0}})));
+  runs.push_back(
+      run_of(table("abs", "torch.float16", {{"[torch.Size([64])]", 1.0, 0.5}, {"[torch.Size([128])]", 2.0, 0}}) +
+             table("abs", "torch.float32", {{"[torch.Size([64])]", 1.0, 2.0}})));
   runs.push_back(run_of(table("add", "torch.float16", {{"[torch.Size([64])]", 1.0, 0.25}}),
                         {"cuda", "core", "direct", "kernel", "shared"}));
   runs[0].info.op = "abs", runs[1].info.op = "add";
