@@ -72,20 +72,29 @@ void write_group(Json& j, std::vector<Campaign*>& campaigns, const results::comp
     w.EndArray();
   }
   w.EndArray();
-  j.key("lines");
+  j.key("charts"); // [op, dtype, [[shape, [values per campaign], [regression campaign indices]], …]]
   w.StartArray();
-  for (auto& [key, line] : lines) {
-    line.values.resize(campaigns.size(), results::k_na);
-    w.StartArray(); // [op, dtype, shape, [values], [regression campaign indices]]
-    j.str(shown(std::get<0>(key), cut)), j.str(shown(std::get<1>(key), cut)), j.str(shown(std::get<2>(key), cut));
+  for (auto it = lines.begin(); it != lines.end();) {
+    const auto op = std::get<0>(it->first), dtype = std::get<1>(it->first);
     w.StartArray();
-    for (const auto v : line.values) {
-      j.num(v);
-    }
-    w.EndArray();
+    j.str(shown(op, cut)), j.str(shown(dtype, cut));
     w.StartArray();
-    for (const auto c : line.regressions) {
-      w.Uint64(c);
+    for (; it != lines.end() && std::get<0>(it->first) == op && std::get<1>(it->first) == dtype; ++it) {
+      auto& line = it->second;
+      line.values.resize(campaigns.size(), results::k_na);
+      w.StartArray();
+      j.str(shown(std::get<2>(it->first), cut));
+      w.StartArray();
+      for (const auto v : line.values) {
+        j.num(v);
+      }
+      w.EndArray();
+      w.StartArray();
+      for (const auto c : line.regressions) {
+        w.Uint64(c);
+      }
+      w.EndArray();
+      w.EndArray();
     }
     w.EndArray();
     w.EndArray();

@@ -50,10 +50,13 @@ TEST_CASE("zl::report::write_history")
   REQUIRE(g["campaigns"].Size() == 2); // the last two
   CHECK(std::string(g["campaigns"][0][0].GetString()) == "/nights/night-2");
   CHECK(std::string(g["campaigns"][1][0].GetString()) == "/nights/night-3");
-  REQUIRE(g["lines"].Size() == 1);
-  const auto& line = g["lines"][0];
-  CHECK(line[3][0].GetDouble() == doctest::Approx(1.0));
-  CHECK(line[3][1].GetDouble() == doctest::Approx(1.3));
-  REQUIRE(line[4].Size() == 1); // the U test of night-2 against night-3 calls it slower
-  CHECK(line[4][0].GetUint() == 1);
+  REQUIRE(g["charts"].Size() == 1); // abs float16
+  CHECK(std::string(g["charts"][0][0].GetString()) == "abs");
+  REQUIRE(g["charts"][0][2].Size() == 1); // one size: one line
+  const auto& line = g["charts"][0][2][0];
+  CHECK(std::string(line[0].GetString()) == "[torch.Size([64])]");
+  CHECK(line[1][0].GetDouble() == doctest::Approx(1.0));
+  CHECK(line[1][1].GetDouble() == doctest::Approx(1.3));
+  REQUIRE(line[2].Size() == 1); // the U test of night-2 against night-3 calls it slower
+  CHECK(line[2][0].GetUint() == 1);
 }

@@ -244,11 +244,7 @@
       sec.append(el('p', {}, `The last ${n} of ${c.campaigns_in_store} campaign${c.campaigns_in_store === 1 ? '' : 's'} of this caliber; a campaign of another caliber is drawn in its own section, never on these lines.`));
       sec.append(el('ol', { class: 'campaigns' }, ...c.campaigns.map((x) => el('li', {}, `${x[0]} ${x[1] ? `(started ${x[1]})` : ''}`))));
       const labels = c.campaigns.map((x, i) => `#${i + 1}${x[1] ? ' ' + x[1].slice(0, 10) : ''}`);
-      const byKey = new Map();
-      for (const l of c.lines) { const k = `${l[0]}\u0000${l[1]}`; if (!byKey.has(k)) byKey.set(k, []); byKey.get(k).push(l); }
-      for (const lines of byKey.values()) {
-        const op = lines[0][0];
-        const dtype = lines[0][1];
+      for (const [op, dtype, lines] of c.charts) {
         const s = el('section', { class: 'op' }, el('h4', {}, `${op} ${dtype}`));
         const b = box(260);
         s.append(b);
@@ -257,17 +253,19 @@
             type: 'line',
             data: { labels: labels, datasets: lines.map((l, i) => {
               const colour = PALETTE[i % PALETTE.length];
-              const bad = new Set(l[4]);
-              return { label: short(l[2]), data: l[3], borderColor: colour, backgroundColor: colour,
-                pointRadius: l[3].map((_, k) => (bad.has(k) ? 7 : 3)),
-                pointStyle: l[3].map((_, k) => (bad.has(k) ? 'triangle' : 'circle')),
-                pointBackgroundColor: l[3].map((_, k) => (bad.has(k) ? VERDICT.slower : colour)) };
+              const bad = new Set(l[2]);
+              // Past eight sizes the colours repeat: dashes tell those lines apart.
+              return { label: short(l[0]), data: l[1], borderColor: colour, backgroundColor: colour,
+                borderDash: i >= PALETTE.length ? [6, 3] : [],
+                pointRadius: l[1].map((_, k) => (bad.has(k) ? 7 : 3)),
+                pointStyle: l[1].map((_, k) => (bad.has(k) ? 'triangle' : 'circle')),
+                pointBackgroundColor: l[1].map((_, k) => (bad.has(k) ? VERDICT.slower : colour)) };
             }) },
             options: { scales: { y: { title: { display: true, text: 'FlagGems latency (ms)' } } } },
           });
         });
         s.append(fallback(`history of ${op} ${dtype}`, ['Size Detail', ...labels, 'regressions at'],
-          () => lines.map((l) => [l[2], ...l[3].map((v) => num(v, 6)), l[4].map((k) => labels[k]).join(' ')])));
+          () => lines.map((l) => [l[0], ...l[1].map((v) => num(v, 6)), l[2].map((k) => labels[k]).join(' ')])));
         filters.push((q) => { s.hidden = !matches(op, q); });
         sec.append(s);
       }
