@@ -55,7 +55,7 @@ std::string page(const std::string& view, const std::string& title, Body&& body)
   j.field("zl_version", k_version);
   j.key(view);
   body(j, &cut);
-  j.field("labels_shortened", cut);
+  j.field("labels_shortened", cut); // times a label was shortened (one op name: in each place it shows)
   w.EndObject();
   return html(shown(title), j.text());
 }

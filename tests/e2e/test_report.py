@@ -219,5 +219,6 @@ def test_bad_input_gives_a_clear_page_or_error(zl, tmp_path, browser):
     page = report(zl, str(huge), out=tmp_path / "huge.html")
     assert page.stat().st_size < 2_000_000
     open_page(browser, page, "campaign-huge-name")
-    assert "label(s) longer than 512 bytes are shortened" in text_of(browser)
+    assert "Labels longer than 512 bytes (op names, Size Details, …) are shortened on this page" in text_of(browser)
+    assert "(10485760 bytes)" in text_of(browser)
     assert len(charts(browser, "speedup")[0]["labels"]) == 1

@@ -278,7 +278,7 @@
   main.append(el('header', {}, el('h1', {}, DATA.title), el('p', { class: 'meta' }, `zl ${DATA.zl_version}, ${DATA.view} view`),
     el('p', { class: 'controls' }, input)));
   if (DATA.labels_shortened > 0) {
-    main.append(banner('warn', `${DATA.labels_shortened} label(s) longer than 512 bytes are shortened on this page (their length is shown).`));
+    main.append(banner('warn', 'Labels longer than 512 bytes (op names, Size Details, …) are shortened on this page; each shows its full length.'));
   }
   ({ campaign: campaign, ab: ab, history: history })[DATA.view](DATA[DATA.view]);
   let timer = null;
