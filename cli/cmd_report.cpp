@@ -46,9 +46,10 @@ folder are never summarized together: the page says so and shows each caliber on
 --ab A B: per op, FlagGems' latency B/A (geometric mean over the pairings, the bar from 1) and
 its range (the pale bar), coloured by the U-test verdicts of its pairings, as zl summary --ab
 computes them: vermillion slower if any pairing is slower, else blue faster if any is faster,
-else orange noisy if any is, else grey same; light grey when too few rounds to test. The
-calibers of both sides are shown; sides that differ are refused (exit 2) as by zl summary
---ab, and --force draws them under a banner that names the difference.
+else orange noisy if any is, else grey same; light grey when too few rounds to test. Below
+it, per op, the B/A of each size, coloured by that pairing's own verdict. The calibers of both
+sides are shown; sides that differ are refused (exit 2) as by zl summary --ab, and --force
+draws them under a banner that names the difference.
 
 --db FILE --history N: per op, dtype and size, FlagGems' latency over the last N campaigns of
 the store (a campaign: the folder of its run folders, a round-N level looked through; in order of

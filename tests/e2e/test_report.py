@@ -151,6 +151,11 @@ def test_ab_view_colours_are_zl_summarys_verdicts(zl, tmp_path, browser):
         verdict = next((v for v in ("slower", "faster", "noisy", "same") if op[v] > 0), "none")
         assert colours[op["op"]] == VERDICT[verdict]
     assert colours["abs"] == VERDICT["slower"] and colours["neg"] == VERDICT["faster"]
+    # Per op, each pairing in its own verdict's colour, in zl summary's order.
+    assert len(charts(browser, "ab-pairs")) == 2
+    for detail in charts(browser, "ab-pairs"):
+        verdicts = [p["verdict"] for p in expected["pairings"] if p["op"] == detail["op"]]
+        assert detail["colours"] == [VERDICT[v] for v in verdicts] and len(verdicts) == 3
     set_filter(browser, "ne")
     assert charts(browser, "ab")[0]["labels"] == ["neg"]
 

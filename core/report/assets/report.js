@@ -226,8 +226,32 @@
     filtered(c, b, all, data, 18);
     main.append(fallback('B/A per op', ['op', 'pairs', 'B/A', 'min', 'max', 'fallback pairs', 'verdict', 'faster', 'slower', 'same', 'noisy'],
       () => d.ops.map((o) => [o[0], o[1], num(o[2]), num(o[3]), num(o[4]), o[5], o[6], o[7], o[8], o[9], o[10]])));
-    main.append(fallback('pairings', ['op', 'dtype', 'Size Detail', 'A ms', 'B ms', 'B/A', 'verdict', 'p'],
-      () => d.pairings.map((p) => [d.ops[p[0]][0], p[1], p[2], num(p[3], 6), num(p[4], 6), num(p[5]), p[6], num(p[7], 4)])));
+    main.append(el('h4', {}, 'B/A per size, per op (each pairing coloured by its own verdict)'));
+    const byOp = new Map();
+    for (const p of d.pairings) { if (!byOp.has(p[0])) byOp.set(p[0], []); byOp.get(p[0]).push(p); }
+    for (const [index, pairs] of byOp) main.append(abOpSection(d.ops[index][0], pairs));
+  }
+  function abOpSection(op, pairs) {
+    const s = el('section', { class: 'op' }, el('h4', {}, op));
+    const b = box(Math.max(120, pairs.length * 16 + 60));
+    s.append(b);
+    lazy(b, () => {
+      chart(b, 'ab-pairs', { op: op, verdicts: pairs.map((p) => p[6]), label: `B/A per size of ${op}` }, {
+        type: 'bar',
+        data: { labels: pairs.map((p) => `${p[1]} ${p[2]}`),
+          datasets: [{ label: 'B/A', data: pairs.map((p) => [1, p[5]]), backgroundColor: pairs.map((p) => VERDICT[p[6]]), minBarLength: 3 }] },
+        options: { indexAxis: 'y', plugins: { legend: { display: false }, tooltip: { callbacks: {
+          label: (ctx) => { const p = pairs[ctx.dataIndex]; return `B/A ${num(p[5])} (A ${num(p[3], 6)} ms, B ${num(p[4], 6)} ms), ${p[6]}, p ${num(p[7], 4)}`; },
+        } } },
+        scales: { y: { ticks: { autoSkip: false, callback(v) { return short(this.getLabelForValue(v)); } } },
+          x: Object.assign({ type: 'linear', title: { display: true, text: 'B/A (below 1: B faster)' } },
+            around(pairs.map((p) => [0, 0, 0, p[5], p[5]]))) } },
+      });
+    });
+    s.append(fallback(`B/A per size of ${op}`, ['dtype', 'Size Detail', 'A ms', 'B ms', 'B/A', 'verdict', 'p'],
+      () => pairs.map((p) => [p[1], p[2], num(p[3], 6), num(p[4], 6), num(p[5]), p[6], num(p[7], 4)])));
+    filters.push((q) => { s.hidden = !matches(op, q); });
+    return s;
   }
 
   // ---- history ----
