@@ -86,9 +86,11 @@ try:
         page = driver.execute_script("return window.zlReadyMs") / 1000
         bars = driver.execute_script("return window.zlCharts.filter(c => c.$zl.kind !== 'latency')"
                                      ".reduce((n, c) => n + c.data.labels.length, 0)")
+        drawn = driver.execute_script("return window.zlCharts.length")
         times.append((page, wall))
     best = min(times)
-    print(f"open to charts drawn: {best[0]:.2f} s in the page ({best[1]:.2f} s through WebDriver), {bars} bars")
+    print(f"open to charts in view drawn: {best[0]:.2f} s in the page ({best[1]:.2f} s through WebDriver); "
+          f"{drawn} charts, {bars} bars and points")
 finally:
     driver.quit()
 PY

@@ -315,6 +315,11 @@
     }, 120);
   });
   requestAnimationFrame(() => {
+    // Ready means every chart in view is drawn, those the observer would draw next included.
+    for (const b of [...pending]) {
+      const r = b.getBoundingClientRect();
+      if (r.bottom > 0 && r.top < window.innerHeight) draw(b);
+    }
     window.zlReadyMs = performance.now();
     window.zlReady = true;
     document.body.dataset.zlReady = '1';
