@@ -65,8 +65,8 @@ printing). The search box filters ops by substring. Charts below the fold are dr
 scroll into view, so that a campaign of 700 ops opens quickly. Labels longer than 512 bytes
 (an op name of megabytes) are shortened, with their length, and the page says how many.
 
-Exit codes: 0 written; 2 usage error, unreadable input, or --ab sides whose calibers differ
-without --force; 74 the file could not be written.
+Exit codes: 0 written; 2 usage error, unreadable input, --ab sides whose calibers differ
+without --force, or a file that could not be written (-o's folder missing or read-only).
 
 Examples:
   zl report runs/campaign-1 -o campaign-1.html

@@ -196,6 +196,10 @@ def test_history_view_one_line_per_size(zl, tmp_path, browser):
 
 
 def test_bad_input_gives_a_clear_page_or_error(zl, tmp_path, browser):
+    proc = zl.run("report", str(SOURCE_DIR / "tests/fixtures/flaggems_output/tflops.log"), "-o",
+                  str(tmp_path / "no" / "such.html"), check_rc=2)
+    assert f"cannot write {tmp_path / 'no' / 'such.html'}" in proc.stderr
+
     empty = tmp_path / "empty"
     empty.mkdir()
     proc = zl.run("report", str(empty), "-o", str(tmp_path / "empty.html"), check_rc=2)
