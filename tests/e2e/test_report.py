@@ -222,6 +222,15 @@ def test_bad_input_gives_a_clear_page_or_error(zl, tmp_path, browser):
     assert "These runs are of 2 different calibers" in text_of(browser)
     assert len(charts(browser, "speedup")) == 2  # one per caliber: never one chart of both
 
+    failed = tmp_path / "failed"
+    write_run(failed / "abs", table("abs", "torch.float16", []).replace("-\n", "-\n" + f"{'FAILED':<10}{'N/A':>20}"
+                                                                   f"{'N/A':>20}{'N/A':>20}          [torch.Size([64])]\n"))
+    page = report(zl, str(failed), out=tmp_path / "failed.html")
+    open_page(browser, page, "campaign-all-failed")
+    assert "No row of this caliber was measured" in text_of(browser)
+    assert "failed: 1" in text_of(browser)
+    assert "[torch.Size([64])]" in text_of(browser)  # a few failures are listed open, with their rows
+
     huge = tmp_path / "huge"
     name = "x" * (10 * 1024 * 1024)
     write_run(huge / "abs", table(name, "torch.float16", [("[torch.Size([64])]", 1.0, 0.5)]))

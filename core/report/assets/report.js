@@ -160,21 +160,25 @@
       main.append(sec);
       sec.append(caliberBlock(c.caliber, d.calibers.length > 1 ? `Caliber ${ci + 1} of ${d.calibers.length}` : 'Caliber'));
       const t = c.total;
-      sec.append(el('p', {}, `${t[0]} rows, ${t[1]} measured, geometric-mean speedup ×${num(t[2])}, ${t[3]} failed, ${t[4]} timed directly (fallback).`));
+      sec.append(el('p', {}, `${t[0]} rows, ${t[1]} measured, geometric-mean speedup ${t[2] === null ? 'none' : `×${num(t[2])}`}, ${t[3]} failed, ${t[4]} timed directly (fallback).`));
       const dtypes = [...new Set(c.groups.filter((g) => g[4] !== null).map((g) => g[1]))].sort();
+      if (dtypes.length === 0) sec.append(banner('warn', 'No row of this caliber was measured: there are no speedups to chart. What failed is listed below.'));
       for (const dt of dtypes) speedupChart(sec, c.groups, dt);
       sec.append(fallback('speedups', ['op', 'dtype', 'rows', 'speedup', 'min', 'max', 'failed', 'fallback', 'status'],
         () => c.groups.map((g) => [g[0], g[1] || '-', g[2], num(g[4]), num(g[5]), num(g[6]), g[7], g[8], g[9] || '-'])));
       if (c.issues.length) {
         sec.append(el('h4', {}, `Failures, fallbacks and markers (${c.issues.length})`));
-        sec.append(fallback('failures, fallbacks and markers', ['what', 'op', 'dtype', 'Size Detail', 'detail', 'where'], () => c.issues));
+        const list = fallback('failures, fallbacks and markers', ['what', 'op', 'dtype', 'Size Detail', 'detail', 'where'], () => c.issues);
+        list.classList.add('issues');
+        list.open = c.issues.length <= 50; // a few are read at once; thousands wait to be asked for
+        sec.append(list);
         const counts = {};
         for (const i of c.issues) counts[i[0]] = (counts[i[0]] || 0) + 1;
         sec.append(el('ul', { class: 'issues' }, ...Object.entries(counts).map(([k, n]) => el('li', {}, `${k}: ${n}`))));
       }
       const byOp = new Map();
       for (const x of c.series) { if (!byOp.has(x[0])) byOp.set(x[0], []); byOp.get(x[0]).push(x); }
-      sec.append(el('h4', {}, 'Latency against size, per op'));
+      if (byOp.size) sec.append(el('h4', {}, 'Latency against size, per op'));
       for (const [op, series] of byOp) sec.append(opSection(op, series));
     });
     if (d.ops_status.length) {
