@@ -120,6 +120,11 @@ def test_campaign_view_of_a_real_campaign(zl, tmp_path, browser):
     assert 0 < narrowed < len(measured)
     set_filter(browser, "")
     assert len(charts(browser, "latency")) == len({g["op"] for g in measured})
+    # It prints: every chart is drawn first (beforeprint), and the PDF is kept with the screenshots.
+    import base64
+    pdf = base64.b64decode(browser.print_page())
+    assert pdf.startswith(b"%PDF") and len(pdf) > 10_000
+    (ARTIFACTS / "campaign.pdf").write_bytes(pdf)
     # Each chart's table fallback is collapsed, and built when opened.
     fallbacks = browser.find_elements("css selector", "details.fallback")
     assert len(fallbacks) == 1 + len({g["op"] for g in measured}) and not fallbacks[0].get_attribute("open")
