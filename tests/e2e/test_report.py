@@ -186,6 +186,10 @@ def test_history_view_one_line_per_size(zl, tmp_path, browser):
         zl.run("summary", "--db", str(db), str(night(tmp_path / f"night-{i + 1}", lat)), check_rc=0)
     # Another caliber in the same store: its own section, never on these lines.
     zl.run("summary", "--db", str(db), str(night(tmp_path / "night-direct", steady, timer="direct")), check_rc=0)
+    # Without --history, the store's runs are a campaign view: its two calibers apart.
+    page = report(zl, "--db", str(db), out=tmp_path / "store.html")
+    data = json.loads(page.read_text().split('id="zl-data">')[1].split("</script>")[0])
+    assert len(data["campaign"]["calibers"]) == 2
     page = report(zl, "--db", str(db), "--history", "30", out=tmp_path / "history.html")
     data = json.loads(page.read_text().split('id="zl-data">')[1].split("</script>")[0])
     assert len(data["history"]["calibers"]) == 2
@@ -235,6 +239,13 @@ def test_bad_input_gives_a_clear_page_or_error(zl, tmp_path, browser):
     assert "No row of this caliber was measured" in text_of(browser)
     assert "failed: 1" in text_of(browser)
     assert "[torch.Size([64])]" in text_of(browser)  # a few failures are listed open, with their rows
+
+    hostile = tmp_path / "hostile"
+    name = "</script><!--<script>abs"
+    write_run(hostile / "abs", table(name, "torch.float16", [("[torch.Size([64])]", 1.0, 0.5)]))
+    page = report(zl, str(hostile), out=tmp_path / "hostile.html")
+    open_page(browser, page, "campaign-hostile-name")
+    assert charts(browser, "speedup")[0]["labels"] == [name]  # data, never markup
 
     huge = tmp_path / "huge"
     name = "x" * (10 * 1024 * 1024)
