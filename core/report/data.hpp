@@ -14,6 +14,10 @@
 #include <utility>
 #include <vector>
 
+namespace zl::results::store {
+class Store;
+}
+
 namespace zl::report {
 
 // Compact: a page of 700 ops × 3 dtypes is mostly numbers, and indentation would double it.
@@ -42,7 +46,7 @@ private:
 };
 
 // Labels longer than this are shortened on the page (a 10 MB op name must not make a 10 MB
-// page); the page says how many were.
+// page); the page says that some were.
 constexpr std::size_t k_label_max = 512;
 // label cut at k_label_max bytes (on a UTF-8 boundary) with "… (N bytes)"; counts into *cut.
 std::string shown(std::string_view label, std::size_t* cut = nullptr);
@@ -67,10 +71,6 @@ std::vector<CaliberInfo> group_by_caliber(const std::vector<results::Run>& runs)
 // {"key":…, "runs":N, "fields":[[name,[values…]],…]}
 void write_caliber(Json& j, const CaliberInfo& c);
 
-} // namespace zl::report
-
-namespace zl::report {
-
 // The campaign view: per caliber (runs of mixed caliber are split, never summarized together),
 // zl summary's groups (geometric-mean speedups), each op's latency against size, failures,
 // fallbacks, markers and the ops its campaign did not call ok. ops: the campaigns'
@@ -94,14 +94,6 @@ void write_ab(Json& j, const results::compare::AbResult& r, const AbSides& sides
 // regression is what a reader must see), else faster when any is faster, else noisy when any is,
 // else same; none when no pairing had rounds enough to test.
 results::compare::Verdict op_verdict(const results::compare::OpComparison& op);
-
-} // namespace zl::report
-
-namespace zl::results::store {
-class Store;
-}
-
-namespace zl::report {
 
 // The campaign a stored run belongs to: its run folder's parent, a round-N folder (zl ab's,
 // rounds of one campaign) looked through.
