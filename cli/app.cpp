@@ -40,6 +40,7 @@ const Command k_commands[] = {
     {"plan", "print what `zl run` would do with the same options, and run nothing", cmd_plan},
     {"batch", "run many ops across the devices of one host; ops_status.csv and a results store", cmd_batch},
     {"summary", "summarize run folders, campaigns or logs; --ab compares one build against another", cmd_summary},
+    {"report", "one self-contained HTML page of a campaign, an A/B (--ab) or a store's history", cmd_report},
     {"sweep", "tune an op's shapes across devices and publish one autotune config set", cmd_sweep},
     {"ab", "one op under two settings of a compiler switch, in interleaved rounds", cmd_ab},
     {"receipt", "record (or --verify) the SHA-256 of a campaign's harness files and results", cmd_receipt},

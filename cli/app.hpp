@@ -33,6 +33,7 @@ int cmd_devices(Context& ctx, const Args& args);
 int cmd_run(Context& ctx, const Args& args);
 int cmd_plan(Context& ctx, const Args& args);
 int cmd_summary(Context& ctx, const Args& args);
+int cmd_report(Context& ctx, const Args& args);
 int cmd_sweep(Context& ctx, const Args& args);
 int cmd_receipt(Context& ctx, const Args& args);
 int cmd_batch(Context& ctx, const Args& args);

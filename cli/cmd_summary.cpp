@@ -1,5 +1,6 @@
 // zl summary: a campaign at a glance, or one build against another (--ab).
 #include "output.hpp"
+#include "results_input.hpp"
 
 #include "results/compare/ab.hpp"
 #include "results/compare/summary.hpp"
@@ -79,63 +80,6 @@ Examples:
   zl summary runs/campaign-1 --db results.sqlite         keep the rows in a store
 )";
 
-double fraction(const po::variables_map& vm, const char* option, double low, double high)
-{
-  const double v = vm[option].as<double>();
-  if (!(v >= low && v <= high)) {
-    throw Error(fmt::format("--{} {} is out of range ({} to {})", option, v, low, high));
-  }
-  return v;
-}
-
-// What the paths stand for, each run once; what was left out and why goes to stderr.
-results::parse::Discovery find(const std::vector<std::string>& paths)
-{
-  auto found = results::parse::discover_all(paths);
-  for (const auto& note : found.notes) {
-    std::cerr << "zl summary: " << note << "\n";
-  }
-  return found;
-}
-
-std::vector<results::Run> read(const results::parse::Discovery& found, results::store::Store* store)
-{
-  auto runs = results::parse::load_all(found.sources);
-  std::size_t bad = 0;
-  for (const auto& r : runs) {
-    results::parse::print_diagnostics(std::cerr, r.warnings);
-    results::parse::print_diagnostics(std::cerr, r.diagnostics);
-    bad += r.diagnostics.size();
-  }
-  if (bad > 0) {
-    std::cerr << fmt::format("zl summary: {} malformed line{} skipped (listed above)\n", bad, bad == 1 ? "" : "s");
-  }
-  if (store == nullptr) {
-    return runs;
-  }
-  // Through the store, so that what is shown is what it holds (but for the campaign's status of
-  // each run, which the store does not keep).
-  std::vector<std::string> stored;
-  for (const auto& r : runs) {
-    store->ingest(r);
-    stored.push_back(r.info.path);
-  }
-  auto loaded = store->load(stored);
-  for (std::size_t i = 0; i < loaded.size() && i < runs.size(); ++i) {
-    loaded[i].info.campaign_status = runs[i].info.campaign_status;
-  }
-  return loaded;
-}
-
-std::string calibers(const std::vector<results::Run>& runs)
-{
-  std::set<std::string> all;
-  for (const auto& r : runs) {
-    all.insert(results::compare::describe(r.info.caliber));
-  }
-  return fmt::format("{}", fmt::join(all, " | "));
-}
-
 } // namespace
 
 int cmd_summary(Context&, const Args& args)
@@ -175,41 +119,22 @@ int cmd_summary(Context&, const Args& args)
     store = std::make_unique<results::store::Store>((*vm)["db"].as<std::string>());
   }
   if (!ab) {
-    const auto found = paths.empty() ? results::parse::Discovery() : find(paths);
-    const auto runs = paths.empty() ? store->load() : read(found, store.get());
+    const auto found = paths.empty() ? results::parse::Discovery() : find_runs("summary", paths);
+    const auto runs = paths.empty() ? store->load() : read_runs("summary", found, store.get());
     auto summary = results::compare::summarize(runs, found.ops);
     summary.attempts = found.attempts;
     std::cout << results::report::format_summary(summary, paths, format);
     return k_exit_ok;
   }
 
-  results::compare::AbOptions options;
-  options.alpha = fraction(*vm, "alpha", 1e-9, 0.5);
-  options.threshold = fraction(*vm, "threshold", 0, 1000) / 100;
-  if (vm->count("fail-on-regression")) {
-    options.fail_on_regression = fraction(*vm, "fail-on-regression", 0, 1e6) / 100;
-  }
-  const auto found_a = find({paths[0]});
-  const auto found_b = find({paths[1]});
+  const auto options = ab_options(*vm);
+  const auto found_a = find_runs("summary", {paths[0]});
+  const auto found_b = find_runs("summary", {paths[1]});
   results::parse::refuse_shared_runs(found_a, found_b);
-  const auto a = read(found_a, store.get());
-  const auto b = read(found_b, store.get());
+  const auto a = read_runs("summary", found_a, store.get());
+  const auto b = read_runs("summary", found_b, store.get());
   const bool force = (*vm)["force"].as<bool>();
-  if (const auto diffs = results::compare::compare_caliber(a, b); !diffs.empty() && !force) {
-    std::string what;
-    bool unknown = false;
-    for (const auto& d : diffs) {
-      what += fmt::format("\n  {}: A={} B={}", d.field, d.a, d.b);
-      unknown = unknown || d.a.find(results::compare::k_unknown) != std::string::npos ||
-                d.b.find(results::compare::k_unknown) != std::string::npos;
-    }
-    throw Error(fmt::format("the two sides differ in caliber:{}\n{}numbers of different calibers do not compare; fix "
-                            "the runs, or compare anyway with --force",
-                            what,
-                            unknown ? "unknown: the side does not say (a FlagGems log without zl's ZL_RUN header, a "
-                                      "run without run_identity.json), so it was never checked\n"
-                                    : ""));
-  }
+  refuse_caliber_difference(a, b, force);
   const auto result = results::compare::compare(a, b, options);
   results::report::AbView view{
       paths[0], paths[1], calibers(a), calibers(b), force, options, results::parse::unfinished_ops(found_a, found_b)};

@@ -11,6 +11,8 @@ packages=(
   rpm rpm2cpio dpkg-dev    # the packages: rpmbuild and rpm2archive for the RPMs, dpkg-shlibdeps for the DEBs
   clang-format-14 clang-tidy-14   # the house rules, pinned: the format, check-format and tidy targets
   clang-14 libclang-rt-14-dev     # the fuzz targets (scripts/fuzz.sh): libFuzzer and the sanitizers' runtimes
+  libjs-chart.js                  # zl report: Chart.js, inlined into the binary at build time
+  chromium chromium-driver python3-selenium   # zl report's browser tests (tests/e2e/test_report.py)
 )
 
 missing=()

@@ -82,6 +82,16 @@ std::string status_cell(const std::set<std::string>& statuses)
 
 Summary summarize(const std::vector<Run>& runs, const std::vector<OpOutcome>& ops)
 {
+  std::vector<const Run*> all;
+  all.reserve(runs.size());
+  for (const auto& r : runs) {
+    all.push_back(&r);
+  }
+  return summarize(all, ops);
+}
+
+Summary summarize(const std::vector<const Run*>& runs, const std::vector<OpOutcome>& ops)
+{
   Summary s;
   s.ops = ops;
   s.runs = runs.size();
@@ -103,7 +113,8 @@ Summary summarize(const std::vector<Run>& runs, const std::vector<OpOutcome>& op
   // A group's status is that of the runs its rows come from: a campaign op's tables may name
   // other operators (test_pow prints pow_tensor_scalar, …).
   std::map<std::pair<std::string, std::string>, std::set<std::string>> statuses;
-  for (const auto& run : runs) {
+  for (const auto* run_ptr : runs) {
+    const auto& run = *run_ptr;
     ++s.calibers[describe(run.info.caliber)];
     GroupSummary* current = nullptr;
     for (const auto& r : run.rows) {

@@ -41,6 +41,8 @@ struct Summary
 // op whose status is not ok did not finish (its rows, if any, are partial): each such op counts
 // one failure in the group (op, no dtype).
 Summary summarize(const std::vector<Run>& runs, const std::vector<OpOutcome>& ops = {});
+// The same over some of the runs (zl report summarizes each caliber of a folder on its own).
+Summary summarize(const std::vector<const Run*>& runs, const std::vector<OpOutcome>& ops = {});
 
 // An op's status cell from the statuses its campaigns give it: those not ok, else ok.
 std::string status_cell(const std::set<std::string>& statuses);

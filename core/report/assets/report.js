@@ -1,0 +1,331 @@
+// zl report's page: draws the JSON of the zl-data element with Chart.js (inlined before this
+// script). Text goes in through textContent only, never as HTML: op names are data.
+(function () {
+  'use strict';
+  const DATA = JSON.parse(document.getElementById('zl-data').textContent);
+  const main = document.getElementById('zl-main');
+  // Okabe-Ito: told apart by readers with any common colour-vision deficiency.
+  const VERDICT = { faster: '#0072B2', slower: '#D55E00', same: '#999999', noisy: '#E69F00', none: '#CCCCCC' };
+  const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#000000', '#F0E442'];
+  const charts = [];
+  const filters = [];
+  const pending = new Set();
+  window.zlCharts = charts;
+
+  Chart.defaults.animation = false;
+  Chart.defaults.maintainAspectRatio = false;
+  Chart.defaults.font.size = 11;
+
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === 'class') e.className = v;
+      else if (k === 'style') e.style.cssText = v;
+      else e.setAttribute(k, v);
+    }
+    for (const c of children) {
+      if (c !== null && c !== undefined) e.append(c instanceof Node ? c : String(c));
+    }
+    return e;
+  }
+  function num(x, d) { return x === null || x === undefined ? '-' : Number(x).toFixed(d === undefined ? 3 : d); }
+  function short(s) { return s.length > 60 ? s.slice(0, 57) + '…' : s; }
+  function matches(op, q) { return q === '' || op.toLowerCase().includes(q); }
+
+  // A chart drawn when it first comes into view: 700 ops' charts at once would take seconds.
+  const observer = 'IntersectionObserver' in window ? new IntersectionObserver((entries) => {
+    for (const e of entries) if (e.isIntersecting) draw(e.target);
+  }, { rootMargin: '400px' }) : null;
+  function draw(box) {
+    if (!pending.has(box)) return;
+    pending.delete(box);
+    if (observer) observer.unobserve(box);
+    box.zlDraw();
+  }
+  function lazy(box, render) {
+    box.zlDraw = render;
+    pending.add(box);
+    if (observer) observer.observe(box); else draw(box);
+  }
+  window.zlRenderAll = () => { for (const box of [...pending]) draw(box); };
+  window.addEventListener('beforeprint', window.zlRenderAll);
+
+  function chart(box, kind, meta, config) {
+    const canvas = el('canvas', { role: 'img', 'aria-label': meta.label || kind });
+    box.append(canvas);
+    const c = new Chart(canvas, config);
+    c.$zl = Object.assign({ kind: kind }, meta);
+    charts.push(c);
+    return c;
+  }
+  // A bar chart of rows (op first) that the filter box narrows: its bars, and its height with them.
+  function filtered(c, b, all, data, barHeight) {
+    c.$zl.rows = all;
+    filters.push((q) => {
+      const rows = all.filter((r) => matches(r[0], q));
+      c.$zl.rows = rows;
+      c.data = data(rows);
+      b.style.height = `${Math.max(140, rows.length * barHeight + 60)}px`;
+      c.resize();
+      c.update();
+    });
+  }
+  function box(height) { return el('div', { class: 'chart', style: `height:${height}px` }); }
+
+  // Every chart's numbers as a table, collapsed, built when first opened.
+  function fallback(title, header, rows) {
+    const d = el('details', { class: 'fallback' }, el('summary', {}, `Table: ${title}`));
+    d.addEventListener('toggle', () => {
+      if (!d.open || d.zlBuilt) return;
+      d.zlBuilt = true;
+      const t = el('table', {}, el('thead', {}, el('tr', {}, ...header.map((h) => el('th', {}, h)))));
+      const body = el('tbody');
+      for (const r of rows()) body.append(el('tr', {}, ...r.map((c) => el('td', {}, c))));
+      t.append(body);
+      d.append(t);
+    });
+    return d;
+  }
+  function caliberBlock(c, title) {
+    const dl = el('dl', { class: 'caliber' });
+    for (const [name, values] of c.fields) {
+      dl.append(el('dt', {}, name), el('dd', { class: values.length > 1 ? 'mixed' : '' }, values.join(' | ')));
+    }
+    return el('div', {}, el('h3', {}, `${title} (${c.runs} run${c.runs === 1 ? '' : 's'})`), dl);
+  }
+  function banner(cls, text) { return el('p', { class: `banner ${cls}`, role: 'status' }, text); }
+  function legend(items) {
+    return el('p', { class: 'legend' }, ...items.map(([colour, text]) =>
+      el('span', {}, el('span', { class: 'swatch', style: `background:${colour}` }), text)));
+  }
+
+  // ---- campaign ----
+  function speedupChart(section, groups, dtype) {
+    const all = groups.filter((g) => g[1] === dtype && g[4] !== null).sort((a, b) => b[4] - a[4]);
+    const b = box(Math.max(140, all.length * 16 + 60));
+    section.append(el('h4', {}, `Speedup over torch, ${dtype || 'no dtype'} (geometric mean per op)`), b);
+    const data = (rows) => ({
+      labels: rows.map((g) => g[0]),
+      datasets: [{
+        label: 'speedup', data: rows.map((g) => [1, g[4]]), minBarLength: 2, // from 1: below it, slower
+        backgroundColor: rows.map((g) => (g[4] >= 1 ? VERDICT.faster : VERDICT.slower)),
+      }],
+    });
+    const c = chart(b, 'speedup', { dtype: dtype, label: `speedup ${dtype}` }, {
+      type: 'bar', data: data(all),
+      options: {
+        indexAxis: 'y', plugins: { legend: { display: false }, tooltip: { callbacks: {
+          label: (ctx) => { const g = c.$zl.rows[ctx.dataIndex]; return `×${num(g[4])} (min ${num(g[5])}, max ${num(g[6])}, ${g[2]} rows, ${g[7]} failed)`; },
+        } } },
+        scales: { y: { ticks: { autoSkip: false, callback(v) { return short(this.getLabelForValue(v)); } } },
+          x: { type: 'logarithmic', title: { display: true, text: 'FlagGems speedup over torch (log; above 1: faster)' } } },
+      },
+    });
+    filtered(c, b, all, data, 16);
+  }
+  function opSection(op, series) {
+    const s = el('section', { class: 'op' }, el('h4', {}, op));
+    const shapes = [];
+    for (const x of series) for (const sh of x[2]) if (!shapes.includes(sh)) shapes.push(sh);
+    const b = box(260);
+    s.append(b);
+    lazy(b, () => {
+      const datasets = [];
+      series.forEach((x, i) => {
+        const colour = PALETTE[i % PALETTE.length];
+        const at = (values) => shapes.map((sh) => { const k = x[2].indexOf(sh); return k < 0 ? null : values[k]; });
+        datasets.push({ label: `${x[1]} FlagGems`, data: at(x[4]), borderColor: colour, backgroundColor: colour });
+        datasets.push({ label: `${x[1]} torch`, data: at(x[3]), borderColor: colour, backgroundColor: colour, borderDash: [5, 4], pointStyle: 'rect' });
+      });
+      chart(b, 'latency', { op: op, label: `latency of ${op}` }, {
+        type: 'line', data: { labels: shapes, datasets: datasets },
+        options: { scales: { x: { ticks: { callback(v) { return short(this.getLabelForValue(v)); } } },
+          y: { type: 'logarithmic', title: { display: true, text: 'latency (ms, log)' } } } },
+      });
+    });
+    s.append(fallback(`latency of ${op}`, ['dtype', 'Size Detail', 'torch ms', 'FlagGems ms'], () =>
+      series.flatMap((x) => x[2].map((sh, k) => [x[1], sh, num(x[3][k], 6), num(x[4][k], 6)]))));
+    filters.push((q) => { s.hidden = !matches(op, q); });
+    return s;
+  }
+  function campaign(d) {
+    if (d.calibers.length === 0) {
+      main.append(banner('warn', `No runs in ${(DATA.paths || []).join(' ') || 'the input'}: nothing was measured, so there is nothing to draw.`));
+    }
+    if (d.calibers.length > 1) {
+      main.append(banner('warn', `These runs are of ${d.calibers.length} different calibers (below): numbers of different calibers do not compare, so each is shown on its own and never summarized together.`));
+    }
+    d.calibers.forEach((c, ci) => {
+      const sec = el('section', { class: 'caliber-group' });
+      main.append(sec);
+      sec.append(caliberBlock(c.caliber, d.calibers.length > 1 ? `Caliber ${ci + 1} of ${d.calibers.length}` : 'Caliber'));
+      const t = c.total;
+      sec.append(el('p', {}, `${t[0]} rows, ${t[1]} measured, geometric-mean speedup ${t[2] === null ? 'none' : `×${num(t[2])}`}, ${t[3]} failed, ${t[4]} timed directly (fallback).`));
+      const dtypes = [...new Set(c.groups.filter((g) => g[4] !== null).map((g) => g[1]))].sort();
+      if (dtypes.length === 0) sec.append(banner('warn', 'No row of this caliber was measured: there are no speedups to chart. What failed is listed below.'));
+      for (const dt of dtypes) speedupChart(sec, c.groups, dt);
+      sec.append(fallback('speedups', ['op', 'dtype', 'rows', 'speedup', 'min', 'max', 'failed', 'fallback', 'status'],
+        () => c.groups.map((g) => [g[0], g[1] || '-', g[2], num(g[4]), num(g[5]), num(g[6]), g[7], g[8], g[9] || '-'])));
+      if (c.issues.length) {
+        sec.append(el('h4', {}, `Failures, fallbacks and markers (${c.issues.length})`));
+        const list = fallback('failures, fallbacks and markers', ['what', 'op', 'dtype', 'Size Detail', 'detail', 'where'], () => c.issues);
+        list.classList.add('issues');
+        list.open = c.issues.length <= 50; // a few are read at once; thousands wait to be asked for
+        sec.append(list);
+        const counts = {};
+        for (const i of c.issues) counts[i[0]] = (counts[i[0]] || 0) + 1;
+        sec.append(el('ul', { class: 'issues' }, ...Object.entries(counts).map(([k, n]) => el('li', {}, `${k}: ${n}`))));
+      }
+      const byOp = new Map();
+      for (const x of c.series) { if (!byOp.has(x[0])) byOp.set(x[0], []); byOp.get(x[0]).push(x); }
+      if (byOp.size) sec.append(el('h4', {}, 'Latency against size, per op'));
+      for (const [op, series] of byOp) sec.append(opSection(op, series));
+    });
+    if (d.ops_status.length) {
+      main.append(el('h3', {}, 'Ops that did not finish ok (ops_status.csv)'),
+        el('ul', {}, ...d.ops_status.map((o) => el('li', { class: 'status-bad' }, `${o[0]}: ${o[1]}`))));
+    }
+    if (DATA.attempts && DATA.attempts.length) {
+      main.append(el('p', {}, `Earlier attempts (listed, not counted): ${DATA.attempts.join(', ')}`));
+    }
+  }
+
+  // ---- A/B ----
+  // The axis around the ranges and 1, so that a change of a few percent is seen.
+  function around(rows) {
+    let lo = 1;
+    let hi = 1;
+    for (const o of rows) { lo = Math.min(lo, o[3]); hi = Math.max(hi, o[4]); }
+    return { min: lo / 1.1, max: hi * 1.1 };
+  }
+  function ab(d) {
+    const cols = el('div', { class: 'sides' });
+    d.a_calibers.forEach((c, i) => cols.append(caliberBlock(c, `A: ${d.a}${d.a_calibers.length > 1 ? ` (caliber ${i + 1})` : ''}`)));
+    d.b_calibers.forEach((c, i) => cols.append(caliberBlock(c, `B: ${d.b}${d.b_calibers.length > 1 ? ` (caliber ${i + 1})` : ''}`)));
+    if (d.caliber_differences.length) {
+      main.append(banner('refused', `The two sides differ in caliber (compared anyway with --force): ${d.caliber_differences.map((x) => `${x[0]}: A=${x[1]} B=${x[2]}`).join('; ')}. Numbers of different calibers do not compare.`));
+    }
+    main.append(cols);
+    main.append(el('p', {}, `B/A: FlagGems latency of B over A, geometric mean per op with its range; below 1: B is faster. ${d.rounds_a} and ${d.rounds_b} rounds; ${d.unpaired} unpaired, ${d.failed} failed keys.`));
+    if (!d.tested) main.append(banner('warn', `Too few rounds for the U test (the smallest p-value they can reach is ${num(d.min_p)}): no verdicts, every op is grey.`));
+    main.append(legend(Object.entries(VERDICT).map(([v, colour]) => [colour, v])));
+    const all = d.ops.filter((o) => o[2] !== null);
+    const b = box(Math.max(140, all.length * 18 + 60));
+    main.append(b);
+    const data = (rows) => ({
+      labels: rows.map((o) => o[0]),
+      datasets: [
+        { label: 'B/A geomean', data: rows.map((o) => [1, o[2]]), backgroundColor: rows.map((o) => VERDICT[o[6]]), grouped: false, minBarLength: 3 },
+        { label: 'range', data: rows.map((o) => [o[3], o[4]]), backgroundColor: rows.map((o) => VERDICT[o[6]] + '55'), grouped: false, barPercentage: 0.35 },
+      ],
+    });
+    const c = chart(b, 'ab', { label: 'B/A per op' }, {
+      type: 'bar', data: data(all),
+      options: { indexAxis: 'y', plugins: { legend: { display: false }, tooltip: { callbacks: {
+        label: (ctx) => { const o = c.$zl.rows[ctx.dataIndex]; return `B/A ${num(o[2])} (${num(o[3])}–${num(o[4])}), ${o[1]} pairs, verdict ${o[6]}: ${o[7]} faster, ${o[8]} slower, ${o[9]} same, ${o[10]} noisy`; },
+      } } },
+      scales: { y: { ticks: { autoSkip: false, callback(v) { return short(this.getLabelForValue(v)); } } },
+        x: Object.assign({ type: 'linear', title: { display: true, text: 'B/A (below 1: B faster)' } }, around(all)) } },
+    });
+    filtered(c, b, all, data, 18);
+    main.append(fallback('B/A per op', ['op', 'pairs', 'B/A', 'min', 'max', 'fallback pairs', 'verdict', 'faster', 'slower', 'same', 'noisy'],
+      () => d.ops.map((o) => [o[0], o[1], num(o[2]), num(o[3]), num(o[4]), o[5], o[6], o[7], o[8], o[9], o[10]])));
+    main.append(el('h4', {}, 'B/A per size, per op (each pairing coloured by its own verdict)'));
+    const byOp = new Map();
+    for (const p of d.pairings) { if (!byOp.has(p[0])) byOp.set(p[0], []); byOp.get(p[0]).push(p); }
+    for (const [index, pairs] of byOp) main.append(abOpSection(d.ops[index][0], pairs));
+  }
+  function abOpSection(op, pairs) {
+    const s = el('section', { class: 'op' }, el('h4', {}, op));
+    const b = box(Math.max(120, pairs.length * 16 + 60));
+    s.append(b);
+    lazy(b, () => {
+      chart(b, 'ab-pairs', { op: op, verdicts: pairs.map((p) => p[6]), label: `B/A per size of ${op}` }, {
+        type: 'bar',
+        data: { labels: pairs.map((p) => `${p[1]} ${p[2]}`),
+          datasets: [{ label: 'B/A', data: pairs.map((p) => [1, p[5]]), backgroundColor: pairs.map((p) => VERDICT[p[6]]), minBarLength: 3 }] },
+        options: { indexAxis: 'y', plugins: { legend: { display: false }, tooltip: { callbacks: {
+          label: (ctx) => { const p = pairs[ctx.dataIndex]; return `B/A ${num(p[5])} (A ${num(p[3], 6)} ms, B ${num(p[4], 6)} ms), ${p[6]}, p ${num(p[7], 4)}`; },
+        } } },
+        scales: { y: { ticks: { autoSkip: false, callback(v) { return short(this.getLabelForValue(v)); } } },
+          x: Object.assign({ type: 'linear', title: { display: true, text: 'B/A (below 1: B faster)' } },
+            around(pairs.map((p) => [0, 0, 0, p[5], p[5]]))) } },
+      });
+    });
+    s.append(fallback(`B/A per size of ${op}`, ['dtype', 'Size Detail', 'A ms', 'B ms', 'B/A', 'verdict', 'p'],
+      () => pairs.map((p) => [p[1], p[2], num(p[3], 6), num(p[4], 6), num(p[5]), p[6], num(p[7], 4)])));
+    filters.push((q) => { s.hidden = !matches(op, q); });
+    return s;
+  }
+
+  // ---- history ----
+  function history(d) {
+    if (d.calibers.length === 0) {
+      main.append(banner('warn', 'The store holds no runs: there is no history to draw. zl batch writes a store as it goes (results.sqlite); zl summary --db FILE ingests folders into one.'));
+    }
+    main.append(legend([[VERDICT.slower, 'regression: zl summary --ab <previous campaign> <this one> calls it slower (U test over the rounds)']]));
+    d.calibers.forEach((c, ci) => {
+      const sec = el('section', { class: 'caliber-group' });
+      main.append(sec);
+      sec.append(caliberBlock(c.caliber, `Caliber ${ci + 1} of ${d.calibers.length}`));
+      const n = c.campaigns.length;
+      sec.append(el('p', {}, `The last ${n} of ${c.campaigns_in_store} campaign${c.campaigns_in_store === 1 ? '' : 's'} of this caliber; a campaign of another caliber is drawn in its own section, never on these lines.`));
+      sec.append(el('ol', { class: 'campaigns' }, ...c.campaigns.map((x) => el('li', {}, `${x[0]} ${x[1] ? `(started ${x[1]})` : ''}`))));
+      const labels = c.campaigns.map((x, i) => `#${i + 1}${x[1] ? ' ' + x[1].slice(0, 10) : ''}`);
+      for (const [op, dtype, lines] of c.charts) {
+        const s = el('section', { class: 'op' }, el('h4', {}, `${op} ${dtype}`));
+        const b = box(260);
+        s.append(b);
+        lazy(b, () => {
+          chart(b, 'history', { op: op, dtype: dtype, sizes: lines.length, label: `history of ${op} ${dtype}` }, {
+            type: 'line',
+            data: { labels: labels, datasets: lines.map((l, i) => {
+              const colour = PALETTE[i % PALETTE.length];
+              const bad = new Set(l[2]);
+              // Past eight sizes the colours repeat: dashes tell those lines apart.
+              return { label: short(l[0]), data: l[1], borderColor: colour, backgroundColor: colour,
+                borderDash: i >= PALETTE.length ? [6, 3] : [],
+                pointRadius: l[1].map((_, k) => (bad.has(k) ? 7 : 3)),
+                pointStyle: l[1].map((_, k) => (bad.has(k) ? 'triangle' : 'circle')),
+                pointBackgroundColor: l[1].map((_, k) => (bad.has(k) ? VERDICT.slower : colour)) };
+            }) },
+            options: { scales: { y: { title: { display: true, text: 'FlagGems latency (ms)' } } } },
+          });
+        });
+        s.append(fallback(`history of ${op} ${dtype}`, ['Size Detail', ...labels, 'regressions at'],
+          () => lines.map((l) => [l[0], ...l[1].map((v) => num(v, 6)), l[2].map((k) => labels[k]).join(' ')])));
+        filters.push((q) => { s.hidden = !matches(op, q); });
+        sec.append(s);
+      }
+    });
+  }
+
+  // ---- the page ----
+  document.title = DATA.title;
+  const input = el('input', { id: 'zl-filter', type: 'search', placeholder: 'filter ops (substring)', 'aria-label': 'filter ops' });
+  main.append(el('header', {}, el('h1', {}, DATA.title), el('p', { class: 'meta' }, `zl ${DATA.zl_version}, ${DATA.view} view`),
+    el('p', { class: 'controls' }, input)));
+  if (DATA.labels_shortened > 0) {
+    main.append(banner('warn', 'Labels longer than 512 bytes (op names, Size Details, …) are shortened on this page; each shows its full length.'));
+  }
+  ({ campaign: campaign, ab: ab, history: history })[DATA.view](DATA[DATA.view]);
+  let timer = null;
+  input.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      const q = input.value.trim().toLowerCase();
+      for (const f of filters) f(q);
+      document.body.dataset.filter = q;
+    }, 120);
+  });
+  requestAnimationFrame(() => {
+    // Ready means every chart in view is drawn, those the observer would draw next included.
+    for (const b of [...pending]) {
+      const r = b.getBoundingClientRect();
+      if (r.bottom > 0 && r.top < window.innerHeight) draw(b);
+    }
+    window.zlReadyMs = performance.now();
+    window.zlReady = true;
+    document.body.dataset.zlReady = '1';
+  });
+})();

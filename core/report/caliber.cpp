@@ -1,0 +1,150 @@
+// The caliber header of the page: what run_identity.json says about how the numbers were made.
+#include "report/data.hpp"
+
+#include "results/compare/summary.hpp"
+
+#include <fmt/format.h>
+#include <rapidjson/document.h>
+
+#include <cmath>
+#include <unordered_map>
+
+namespace zl::report {
+
+namespace {
+
+std::string member(const rapidjson::Value& o, const char* key, const char* sub = nullptr)
+{
+  if (!o.IsObject() || !o.HasMember(key)) {
+    return "";
+  }
+  const auto& v = o[key];
+  if (sub != nullptr) {
+    return v.IsObject() && v.HasMember(sub) && v[sub].IsString() ? v[sub].GetString() : "";
+  }
+  return v.IsString() ? v.GetString() : "";
+}
+
+void add(CaliberInfo& c, const std::string& field, const std::string& value)
+{
+  if (value.empty()) {
+    return;
+  }
+  for (auto& [name, values] : c.fields) {
+    if (name == field) {
+      values.insert(value);
+      return;
+    }
+  }
+  c.fields.push_back({field, {value}});
+}
+
+void add_run(CaliberInfo& c, const results::RunInfo& info)
+{
+  rapidjson::Document id;
+  const bool parsed =
+      !info.identity_json.empty() && !id.Parse(info.identity_json.c_str()).HasParseError() && id.IsObject();
+  const auto& cal = info.caliber;
+  add(c, "backend", cal.backend.empty() ? results::compare::k_unknown : cal.backend);
+  if (parsed) {
+    add(c, "backend version", member(id, "backend", "version"));
+  }
+  const std::string device = info.device_name + (info.device_uuid.empty() ? "" : " (" + info.device_uuid + ")");
+  add(c, "devices", device.empty() ? results::compare::k_unknown : device);
+  add(c, "timer", cal.timer.empty() ? results::compare::k_unknown : cal.timer);
+  add(c, "level", cal.level.empty() ? results::compare::k_unknown : cal.level);
+  add(c, "mode", cal.mode.empty() ? results::compare::k_unknown : cal.mode);
+  add(c, "tuner cache", cal.tuner_cache.empty() ? results::compare::k_unknown : cal.tuner_cache);
+  add(c, "executor", info.executor);
+  add(c, "pytest extra args", info.extra_args);
+  if (parsed && id.HasMember("versions") && id["versions"].IsObject()) {
+    for (const auto& m : id["versions"].GetObject()) {
+      if (m.value.IsString()) {
+        add(c, fmt::format("version of {}", m.name.GetString()), m.value.GetString());
+      }
+    }
+  }
+  if (parsed) {
+    add(c, "FlagGems commit", member(id, "flaggems_commit"));
+  }
+  add(c, "zl version", info.zl_version.empty() ? results::compare::k_unknown : info.zl_version);
+}
+
+} // namespace
+
+void Json::num(double v)
+{
+  std::isfinite(v) ? static_cast<void>(m_w.Double(v)) : static_cast<void>(m_w.Null());
+}
+
+void Json::strings(std::string_view k, const std::vector<std::string>& values)
+{
+  key(k);
+  m_w.StartArray();
+  for (const auto& v : values) {
+    str(shown(v));
+  }
+  m_w.EndArray();
+}
+
+std::string shown(std::string_view label, std::size_t* cut)
+{
+  if (label.size() <= k_label_max) {
+    return std::string(label);
+  }
+  std::size_t end = k_label_max;
+  while (end > 0 && (static_cast<unsigned char>(label[end]) & 0xC0) == 0x80) {
+    --end; // not inside a UTF-8 sequence
+  }
+  if (cut != nullptr) {
+    ++*cut;
+  }
+  return fmt::format("{}… ({} bytes)", label.substr(0, end), label.size());
+}
+
+std::string caliber_key(const results::RunInfo& info)
+{
+  return fmt::format("{} executor={}{}", results::compare::describe(info.caliber), info.executor,
+                     info.extra_args.empty() || info.extra_args == "none" ? "" : " extra_args=" + info.extra_args);
+}
+
+std::vector<CaliberInfo> group_by_caliber(const std::vector<results::Run>& runs)
+{
+  std::vector<CaliberInfo> out;
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto key = caliber_key(runs[i].info);
+    auto [it, fresh] = index.emplace(key, out.size());
+    if (fresh) {
+      out.push_back(CaliberInfo{key, {}, {}});
+    }
+    auto& c = out[it->second];
+    c.runs.push_back(i);
+    add_run(c, runs[i].info);
+  }
+  return out;
+}
+
+void write_caliber(Json& j, const CaliberInfo& c)
+{
+  auto& w = j.w();
+  w.StartObject();
+  j.field("key", shown(c.key));
+  j.field("runs", c.runs.size());
+  j.key("fields");
+  w.StartArray();
+  for (const auto& [name, values] : c.fields) {
+    w.StartArray();
+    j.str(shown(name));
+    w.StartArray();
+    for (const auto& v : values) {
+      j.str(shown(v));
+    }
+    w.EndArray();
+    w.EndArray();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+} // namespace zl::report

@@ -1,0 +1,166 @@
+// The history view's data: the store's campaigns of one caliber side by side, the U test of A/B
+// between each and the one before it.
+#include "report/data.hpp"
+
+#include "results/store/store.hpp"
+
+#include <boost/filesystem/path.hpp>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+
+namespace zl::report {
+
+namespace {
+
+using results::Run;
+
+struct Campaign
+{
+  std::string path, started; // its first run's start, for the order
+  std::vector<Run> runs;
+};
+
+double median(std::vector<double>& v)
+{
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+using Key = std::tuple<std::string_view, std::string_view, std::string_view>; // op, dtype, Size Detail
+
+struct Line
+{
+  std::vector<double> values; // per campaign; NaN where it has none
+  std::vector<std::size_t> regressions;
+};
+
+void write_group(Json& j, std::vector<Campaign*>& campaigns, const results::compare::AbOptions& o, std::size_t* cut)
+{
+  auto& w = j.w();
+  std::map<Key, Line> lines;
+  for (std::size_t c = 0; c < campaigns.size(); ++c) {
+    std::map<Key, std::vector<double>> samples;
+    for (const auto& run : campaigns[c]->runs) {
+      for (const auto& r : run.rows) {
+        if (r.measured()) {
+          samples[{r.op(), r.dtype(), r.shape}].push_back(r.gems_ms);
+        }
+      }
+    }
+    for (auto& [key, v] : samples) {
+      auto& line = lines[key];
+      line.values.resize(campaigns.size(), results::k_na);
+      line.values[c] = median(v);
+    }
+    if (c == 0) {
+      continue;
+    }
+    const auto ab = results::compare::compare(campaigns[c - 1]->runs, campaigns[c]->runs, o);
+    for (const auto& p : ab.pairings) {
+      if (p.verdict == results::compare::Verdict::slower) {
+        lines[{p.op(), p.dtype(), p.shape()}].regressions.push_back(c);
+      }
+    }
+  }
+  j.key("campaigns");
+  w.StartArray();
+  for (const auto* c : campaigns) {
+    w.StartArray();
+    j.str(shown(c->path, cut)), j.str(c->started);
+    w.EndArray();
+  }
+  w.EndArray();
+  j.key("charts"); // [op, dtype, [[shape, [values per campaign], [regression campaign indices]], …]]
+  w.StartArray();
+  for (auto it = lines.begin(); it != lines.end();) {
+    const auto op = std::get<0>(it->first), dtype = std::get<1>(it->first);
+    w.StartArray();
+    j.str(shown(op, cut)), j.str(shown(dtype, cut));
+    w.StartArray();
+    for (; it != lines.end() && std::get<0>(it->first) == op && std::get<1>(it->first) == dtype; ++it) {
+      auto& line = it->second;
+      line.values.resize(campaigns.size(), results::k_na);
+      w.StartArray();
+      j.str(shown(std::get<2>(it->first), cut));
+      w.StartArray();
+      for (const auto v : line.values) {
+        j.num(v);
+      }
+      w.EndArray();
+      w.StartArray();
+      for (const auto c : line.regressions) {
+        w.Uint64(c);
+      }
+      w.EndArray();
+      w.EndArray();
+    }
+    w.EndArray();
+    w.EndArray();
+  }
+  w.EndArray();
+}
+
+} // namespace
+
+std::string campaign_of(const std::string& run_path)
+{
+  auto parent = boost::filesystem::path(run_path).parent_path();
+  static const std::regex round("round-[0-9]+");
+  if (std::regex_match(parent.filename().string(), round)) {
+    parent = parent.parent_path();
+  }
+  return parent.string();
+}
+
+void write_history(Json& j, const results::store::Store& store, std::size_t n, const results::compare::AbOptions& o,
+                   std::size_t* cut)
+{
+  auto runs = store.load();
+  // Campaigns, then each campaign's calibers: a campaign of two calibers is two points, one on
+  // each caliber's lines.
+  std::map<std::string, std::map<std::string, Campaign>> by_caliber; // caliber key -> campaign path -> runs
+  std::map<std::string, CaliberInfo> infos;
+  for (const auto& c : group_by_caliber(runs)) {
+    infos[c.key] = c;
+    for (const auto i : c.runs) {
+      auto& campaign = by_caliber[c.key][campaign_of(runs[i].info.path)];
+      const auto& started = runs[i].info.started_at;
+      if (campaign.runs.empty() || (!started.empty() && (campaign.started.empty() || started < campaign.started))) {
+        campaign.started = started;
+      }
+      campaign.runs.push_back(std::move(runs[i]));
+    }
+  }
+  auto& w = j.w();
+  w.StartObject();
+  j.field("n", n);
+  j.field("runs", runs.size());
+  j.key("calibers");
+  w.StartArray();
+  for (auto& [key, campaigns] : by_caliber) {
+    std::vector<Campaign*> order;
+    for (auto& [path, c] : campaigns) {
+      c.path = path;
+      order.push_back(&c);
+    }
+    std::stable_sort(order.begin(), order.end(), [](const Campaign* x, const Campaign* y) {
+      return std::tie(x->started, x->path) < std::tie(y->started, y->path);
+    });
+    const auto total = order.size();
+    if (order.size() > n) {
+      order.erase(order.begin(), order.end() - static_cast<std::ptrdiff_t>(n));
+    }
+    w.StartObject();
+    j.key("caliber");
+    write_caliber(j, infos[key]);
+    j.field("campaigns_in_store", total);
+    write_group(j, order, o, cut);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+} // namespace zl::report
