@@ -85,8 +85,8 @@ int follow(const SlurmSubmit& spec, const Submission& sub, const std::vector<OpS
     } else if (g_interrupts == 1 && asked == 0) {
       asked = 1;
       asked_at = Clock::now();
-      progress.note(fmt::format("Ctrl-C again within 10 s cancels the array (scancel {}); otherwise it goes on",
-                                sub.array_id));
+      progress.note(
+          fmt::format("Ctrl-C again within 10 s cancels the array (scancel {}); otherwise it goes on", sub.array_id));
     } else if (asked == 1 && g_interrupts == 1 && Clock::now() - asked_at > std::chrono::seconds(10)) {
       asked = 0;
       g_interrupts = 0;
@@ -108,10 +108,10 @@ int follow(const SlurmSubmit& spec, const Submission& sub, const std::vector<OpS
         // being rewritten: the next tick reads it
       }
     }
-    if (fs::exists(done_path)) {
-      break;
-    }
-    if (tick % 4 == 0) {
+    // Slurm is asked every 2 s, and once more when the final step is done: a task that ended
+    // without a record here must be reported even when the final step was quick.
+    const bool done = fs::exists(done_path);
+    if (tick % 4 == 0 || done) {
       const auto tasks = slurm::query(sub.array_id);
       for (const auto& t : tasks) {
         if (!t.task) {
@@ -140,19 +140,23 @@ int follow(const SlurmSubmit& spec, const Submission& sub, const std::vector<OpS
                                   fmt::format("task-{}.log", *t.task)));
         }
       }
-      const auto fin = slurm::query(sub.final_id);
-      const bool final_ended = fin.empty() || std::all_of(fin.begin(), fin.end(), [](const auto& t) {
-                                 return slurm::is_final(t.state);
-                               });
-      if (final_ended && !fs::exists(done_path)) {
-        std::this_thread::sleep_for(std::chrono::seconds(2)); // a shared filesystem may show it late
-        if (!fs::exists(done_path)) {
-          throw Error(fmt::format("the final step (job {}) ended{} without recording the campaign; see {}, then "
-                                  "record it with: zl batch --out {} --slurm-final",
-                                  sub.final_id, fin.empty() ? "" : " as " + fin.front().state,
-                                  slurm_path(spec.out_dir, "final.log"), spec.out_dir));
+      if (!done) {
+        const auto fin = slurm::query(sub.final_id);
+        const bool final_ended =
+            fin.empty() || std::all_of(fin.begin(), fin.end(), [](const auto& t) { return slurm::is_final(t.state); });
+        if (final_ended && !fs::exists(done_path)) {
+          std::this_thread::sleep_for(std::chrono::seconds(2)); // a shared filesystem may show it late
+          if (!fs::exists(done_path)) {
+            throw Error(fmt::format("the final step (job {}) ended{} without recording the campaign; see {}, then "
+                                    "record it with: zl batch --out {} --slurm-final",
+                                    sub.final_id, fin.empty() ? "" : " as " + fin.front().state,
+                                    slurm_path(spec.out_dir, "final.log"), spec.out_dir));
+          }
         }
       }
+    }
+    if (done) {
+      break;
     }
     progress.refresh(statuses.size() - shown.size());
   }
@@ -253,7 +257,8 @@ int submit_campaign(const SlurmSubmit& spec, std::vector<OpStatus>& statuses, st
   util::make_dirs(dir);
   util::make_dirs(spec.out_dir + "/logs");
   for (size_t t = 0; t < slices.size(); ++t) {
-    util::write_file_atomic(slurm_path(spec.out_dir, fmt::format("task-{}.ops", t)), util::join(slices[t], "\n") + "\n");
+    util::write_file_atomic(slurm_path(spec.out_dir, fmt::format("task-{}.ops", t)),
+                            util::join(slices[t], "\n") + "\n");
   }
   util::write_file_atomic(spec.out_dir + "/ops_status.csv", format_ops_status(statuses));
   auto command = [&](const char* role) {
@@ -271,10 +276,12 @@ int submit_campaign(const SlurmSubmit& spec, std::vector<OpStatus>& statuses, st
   const auto final_path = slurm_path(spec.out_dir, "final.sbatch");
   util::write_file_atomic(array_path, slurm::array_script(spec.options, slices.size(), command("--slurm-task"), dir));
   slurm::ArrayOptions final_options = spec.options;
-  util::write_file_atomic(final_path,
-                          slurm::final_script(final_options, command("--slurm-final"), dir + "/final.log"));
+  util::write_file_atomic(final_path, slurm::final_script(final_options, command("--slurm-final"), dir + "/final.log"));
   fs::permissions(array_path, fs::add_perms | fs::owner_exe);
   fs::permissions(final_path, fs::add_perms | fs::owner_exe);
+  Submission sub;
+  sub.tasks = slices.size();
+  util::write_file_atomic(slurm_path(spec.out_dir, "jobs"), format_submission(sub)); // the ids once submitted
   if (spec.dry_run) {
     std::cout << array_path << "\n" << final_path << "\n";
     std::cerr << fmt::format("zl batch: --dry-run: {} ops in {} array tasks; nothing submitted. To submit:\n"
@@ -283,8 +290,6 @@ int submit_campaign(const SlurmSubmit& spec, std::vector<OpStatus>& statuses, st
                              util::join(slurm::sbatch_argv(final_path, "<array job id>"), " "));
     return 0;
   }
-  Submission sub;
-  sub.tasks = slices.size();
   sub.array_id = slurm::submit(slurm::sbatch_argv(array_path));
   try {
     sub.final_id = slurm::submit(slurm::sbatch_argv(final_path, sub.array_id));

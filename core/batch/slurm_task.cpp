@@ -1,12 +1,12 @@
 // The two ends of a Slurm campaign that run on the cluster: an array task and the final step
 // (the DESIGN comment is in slurm_campaign.hpp).
-#include "batch/campaign.hpp"
 #include "batch/caliber.hpp"
+#include "batch/campaign.hpp"
 #include "batch/folder.hpp"
+#include "batch/lock.hpp"
 #include "batch/slurm_campaign.hpp"
 #include "devices/select.hpp"
 #include "exec/factory.hpp"
-#include "batch/lock.hpp"
 #include "results/store/store.hpp"
 #include "slurm/cluster.hpp"
 #include "util/error.hpp"
@@ -159,8 +159,7 @@ int finish_campaign(const std::string& out_dir, results::store::Store& store)
     parts.push_back(fmt::format("{} {}", n, status));
   }
   const auto summary = fmt::format("zl batch: {} ops: {} (array {}, {} tasks; Slurm states in {})\n", statuses.size(),
-                                   util::join(parts, ", "), sub.array_id, sub.tasks,
-                                   record_path(out_dir, "tasks.csv"));
+                                   util::join(parts, ", "), sub.array_id, sub.tasks, record_path(out_dir, "tasks.csv"));
   std::cerr << summary;
   util::write_file_atomic(record_path(out_dir, "final.done"), summary);
   return ok == statuses.size() ? 0 : 1;

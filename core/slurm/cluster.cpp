@@ -32,8 +32,8 @@ Output tool(const std::vector<std::string>& argv)
         spec, [&](std::string_view s) { o.out += s; }, [&](std::string_view s) { o.err += s; });
     o.rc = r.timed_out ? -1 : r.exit_code;
   } catch (const util::SpawnFailure& f) {
-    throw Error(fmt::format("cannot run {}: {}; zl needs Slurm's client commands on PATH (module load slurm?)",
-                            argv[0], f.message));
+    throw Error(fmt::format("cannot run {}: {}; zl needs Slurm's client commands on PATH (module load slurm?)", argv[0],
+                            f.message));
   }
   return o;
 }
@@ -56,8 +56,8 @@ std::string submit(const std::vector<std::string>& argv)
   const auto o = tool(argv);
   if (o.rc != 0) {
     const auto said = std::string(util::trim(o.err.empty() ? o.out : o.err));
-    throw Error(fmt::format("{} refused the campaign (exit {}): {}", util::join(argv, " "), o.rc,
-                            util::printable(said, 400)));
+    throw Error(
+        fmt::format("{} refused the campaign (exit {}): {}", util::join(argv, " "), o.rc, util::printable(said, 400)));
   }
   return parse_job_id(o.out);
 }

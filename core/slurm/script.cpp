@@ -76,8 +76,8 @@ std::string shell_quote(const std::string& text)
 void check_options(const ArrayOptions& o)
 {
   if (!o.partition.empty() && !slurm_name(o.partition)) {
-    throw Error(fmt::format("--partition {:?} is not a partition name ([A-Za-z0-9_.-]+); `sinfo -s` lists them",
-                            o.partition));
+    throw Error(
+        fmt::format("--partition {:?} is not a partition name ([A-Za-z0-9_.-]+); `sinfo -s` lists them", o.partition));
   }
   if (!o.account.empty() && !slurm_name(o.account)) {
     throw Error(fmt::format("--account {:?} is not an account name ([A-Za-z0-9_.-]+)", o.account));
@@ -103,7 +103,8 @@ std::string array_script(const ArrayOptions& o, size_t tasks, const std::vector<
     throw Error("no ops to submit");
   }
   std::string s = header(o, "The job array");
-  s += fmt::format("#SBATCH --array=0-{}{}\n", tasks - 1, o.max_concurrent ? fmt::format("%{}", *o.max_concurrent) : "");
+  s +=
+      fmt::format("#SBATCH --array=0-{}{}\n", tasks - 1, o.max_concurrent ? fmt::format("%{}", *o.max_concurrent) : "");
   if (o.gpus_per_task > 0) {
     s += fmt::format("#SBATCH --gres=gpu:{}\n", o.gpus_per_task);
   }

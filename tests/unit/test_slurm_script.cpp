@@ -61,8 +61,8 @@ TEST_CASE("zl::slurm::array_script: #SBATCH lines, the task index, every word qu
   CHECK(s.find("#SBATCH --gres=gpu:2\n") != std::string::npos);
   CHECK(s.find("#SBATCH --time=1:00:00\n") != std::string::npos);
   CHECK(s.find("#SBATCH --qos=long\n") != std::string::npos);
-  CHECK(s.find("exec '/opt/zl bin/zl' 'batch' '--out' '/c/it'\\''s $x' \"$task\" >>'/c/it'\\''s $x/slurm''/task-'\"$task\"'.log' 2>&1\n") !=
-        std::string::npos);
+  CHECK(s.find("exec '/opt/zl bin/zl' 'batch' '--out' '/c/it'\\''s $x' \"$task\" >>'/c/it'\\''s "
+               "$x/slurm''/task-'\"$task\"'.log' 2>&1\n") != std::string::npos);
   // No throttle, no GPU, no partition: the lines are left out.
   slurm::ArrayOptions bare;
   bare.gpus_per_task = 0;
