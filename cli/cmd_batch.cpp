@@ -4,11 +4,13 @@
 #include "batch/caliber.hpp"
 #include "batch/campaign.hpp"
 #include "batch/folder.hpp"
+#include "batch/slurm_campaign.hpp"
 #include "devices/select.hpp"
 #include "exec/factory.hpp"
 #include "exec/warm.hpp"
 #include "results/store/store.hpp"
 #include "run/preflight.hpp"
+#include "slurm/cluster.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/string.hpp"
@@ -30,7 +32,9 @@ constexpr const char* k_usage =
   "zl [--backend NAME] batch --flaggems DIR (--ops a,b,c | --ops-file FILE | --all)\n"
   "        [--devices 0,1|UUID,...|all] [--gpus ...] [--out DIR] [--resume [--force]] [--timeout-per-op S]\n"
   "        [--level ...] [--mode ...] [--dtypes ...] [--timer ...] [--shape-file F | --shape-mode upstream]\n"
-  "        [--replay-from DIR] [--isolate-tuner-cache] [--python PATH] [--executor NAME]\n\n"
+  "        [--replay-from DIR] [--isolate-tuner-cache] [--python PATH] [--executor NAME]\n"
+  "        [--partition P] [--account A] [--gpus-per-task G] [--ops-per-task N] [--max-concurrent K]\n"
+  "        [--time-per-task T] [--sbatch-arg ARG]... [--dry-run] [--no-wait]   (with --executor slurm)\n\n"
   "Runs each op as its own `zl run` (the same code path), one op per device at a time, each pinned\n"
   "with the backend's visibility variable; longest expected first, from durations already in the\n"
   "campaign's results store. After each op, ops_status.csv is rewritten atomically and the run\n"
@@ -53,16 +57,44 @@ constexpr const char* k_usage =
   "--executor: how each op is carried out; warm (the default) runs each device's ops in one\n"
   "long-lived Python worker that imports torch and flag_gems once; an op that kills its worker is\n"
   "crashed, the next op gets a new one. process starts a fresh `zl run` per op (the default with\n"
-  "--isolate-tuner-cache, which warm cannot keep). It is part of the caliber: --resume continues\n"
-  "with the campaign's executor, and --resume with another --executor is refused.\n\n"
+  "--isolate-tuner-cache, which warm cannot keep). slurm submits the campaign to a Slurm cluster\n"
+  "(below). It is part of the caliber: --resume continues with the campaign's executor, and\n"
+  "--resume with another --executor is refused.\n\n"
+  "--executor slurm: one job array (sbatch --array=0-M%K) whose task I runs `zl batch --slurm-task I`,\n"
+  "the warm executor over its slice of the ops (longest first) on the GPUs Slurm allocated, writing\n"
+  "its run folders into the campaign folder, which must be on a filesystem the nodes share; then a\n"
+  "final step (--dependency=afterany) that merges the tasks' records into ops_status.csv, ingests\n"
+  "the run folders into results.sqlite and prints the summary. Both batch scripts are kept in\n"
+  "<out>/slurm/ and can be submitted by hand; --dry-run writes them and submits nothing. zl follows\n"
+  "the jobs (squeue, scontrol; sacct where the cluster keeps accounting) and exits as a local batch\n"
+  "does, unless --no-wait; Ctrl-C asks once, then scancels the array. A task's time limit makes its\n"
+  "unfinished op timeout, a node failure or out-of-memory crashed, a cancel interrupted; the Slurm\n"
+  "state of each task is in <out>/slurm/tasks.csv. --resume submits only the ops not ok.\n\n"
   "Statuses: ok, failed, preflight_failed, no_rows, timeout, interrupted, crashed; pending for an op\n"
   "never started. Exit status: 0 every op ok, 1 some op not ok, 2 usage, 3 preflight, 130 interrupted.\n\n"
   "Examples:\n"
   "  zl batch --flaggems corpus --ops abs,add,mm\n"
   "  zl --backend=cuda batch --flaggems ~/FlagGems --ops-file ops.txt --devices all --timeout-per-op 900\n"
   "  zl batch --flaggems ~/FlagGems --all --out campaigns/nightly --resume\n"
-  "  zl batch --flaggems ~/FlagGems --all --db ~/zl-results.sqlite   (longest-first from past campaigns)";
+  "  zl batch --flaggems ~/FlagGems --all --db ~/zl-results.sqlite   (longest-first from past campaigns)\n"
+  "  zl --backend=cuda batch --flaggems /shared/FlagGems --all --out /shared/c1 --executor slurm \\\n"
+  "      --partition gpu --max-concurrent 8 --time-per-task 2:00:00";
 // clang-format on
+
+// A whole number of at least least, for the options that count.
+size_t count_option(const std::string& text, const char* option, size_t least)
+{
+  size_t used = 0;
+  unsigned long n = 0;
+  try {
+    n = std::stoul(text, &used);
+  } catch (const std::logic_error&) {
+  }
+  if (text.empty() || used != text.size() || text[0] == '-' || n < least || n > 1000000) {
+    throw Error(fmt::format("{} {:?}: give a whole number of at least {}", option, text, least));
+  }
+  return n;
+}
 
 } // namespace
 
@@ -97,13 +129,40 @@ int cmd_batch(Context& ctx, const Args& args)
     ("isolate-tuner-cache", "forwarded to zl run")
     ("python", po::value<std::string>(), "forwarded to zl run")
     ("executor", po::value<std::string>(),
-                 fmt::format("how each op is carried out: {}", util::join(exec::executor_names(), ", ")).c_str());
+                 fmt::format("how each op is carried out: {}", util::join(exec::executor_names(), ", ")).c_str())
+    ("partition", po::value<std::string>(), "slurm: the partition (default: the cluster's)")
+    ("account", po::value<std::string>(), "slurm: the account charged (default: yours)")
+    ("gpus-per-task", po::value<std::string>(), "slurm: GPUs each array task asks for (--gres=gpu:G; default 1, 0 for none)")
+    ("ops-per-task", po::value<std::string>(), "slurm: ops per array task (default: one slice per --max-concurrent "
+                                               "task, else at most 64 tasks)")
+    ("max-concurrent", po::value<std::string>(), "slurm: array tasks running at once (the array's %K; default: no limit)")
+    ("time-per-task", po::value<std::string>(), "slurm: each task's time limit in Slurm's notation (sbatch --time)")
+    ("sbatch-arg", po::value<std::vector<std::string>>(), "slurm: one more sbatch option, e.g. --sbatch-arg=--qos=long "
+                                                          "(repeatable)")
+    ("dry-run", "slurm: write the batch scripts into <out>/slurm/ and submit nothing")
+    ("no-wait", "slurm: submit and return; the final step records the campaign")
+    ("slurm-task", po::value<std::string>(), "internal: run array task N of the campaign in --out (what the batch "
+                                             "script runs)")
+    ("slurm-final", "internal: the final step of the campaign in --out (what the final batch script runs)");
   // clang-format on
   const auto vm = parse_options("batch", k_usage, desc, args);
   if (!vm) {
     return 0;
   }
   auto value = [&](const char* name) { return vm->count(name) ? (*vm)[name].as<std::string>() : std::string(); };
+  if (vm->count("slurm-task") || vm->count("slurm-final")) {
+    if (!vm->count("out")) {
+      throw Error("--slurm-task and --slurm-final need --out, the campaign folder");
+    }
+    const auto out = batch::normal_path(value("out"));
+    if (vm->count("slurm-final")) {
+      results::store::Store store(out + "/results.sqlite");
+      return batch::finish_campaign(out, store);
+    }
+    const auto selection = ctx.select_backend();
+    return batch::run_task(out, count_option(value("slurm-task"), "--slurm-task", 0), *selection.module,
+                           exec::this_zl(selection.module->name(), ctx.backend_paths));
+  }
   const int sources = static_cast<int>(vm->count("ops") + vm->count("ops-file") + vm->count("all"));
   if (sources != 1) {
     throw Error("say which ops: exactly one of --ops, --ops-file and --all");
@@ -129,9 +188,41 @@ int cmd_batch(Context& ctx, const Args& args)
   options.python = given("python");
   options.isolate_tuner_cache = vm->count("isolate-tuner-cache") > 0;
   options.executor = given("executor");
+  if (!options.executor && vm->count("resume") && vm->count("out")) {
+    options.executor = batch::recorded_executor(util::absolute(value("out")));
+  }
   // Checked here, once, before any op starts or anything is written.
   auto caliber = batch::resolve_caliber(options);
-  if (caliber.executor == "warm") {
+  const bool on_slurm = caliber.executor == "slurm";
+  for (const char* o : {"partition", "account", "gpus-per-task", "ops-per-task", "max-concurrent", "time-per-task",
+                        "sbatch-arg", "dry-run", "no-wait"}) {
+    if (vm->count(o) && !on_slurm) {
+      throw Error(fmt::format("--{} is an option of --executor slurm", o));
+    }
+  }
+  slurm::ArrayOptions array;
+  array.partition = value("partition");
+  array.account = value("account");
+  array.time = value("time-per-task");
+  if (vm->count("gpus-per-task")) {
+    array.gpus_per_task = static_cast<unsigned>(count_option(value("gpus-per-task"), "--gpus-per-task", 0));
+  }
+  if (vm->count("max-concurrent")) {
+    array.max_concurrent = static_cast<unsigned>(count_option(value("max-concurrent"), "--max-concurrent", 1));
+  }
+  if (vm->count("sbatch-arg")) {
+    array.sbatch_args = (*vm)["sbatch-arg"].as<std::vector<std::string>>();
+  }
+  if (on_slurm) {
+    slurm::check_options(array);
+    if (vm->count("timeout-per-op")) {
+      throw Error("--timeout-per-op is not for --executor slurm: give each array task a limit with --time-per-task");
+    }
+    if (!vm->count("dry-run")) {
+      slurm::check_tools();
+    }
+  }
+  if (caliber.executor == "warm" || on_slurm) {
     exec::check_warm_request(batch::base_request(caliber));
   }
   std::optional<double> timeout;
@@ -166,11 +257,17 @@ int cmd_batch(Context& ctx, const Args& args)
   spec.backend = backend.name();
   spec.out_dir = batch::campaign_folder(given("out"), backend.name());
   batch::check_out_path(spec.out_dir, vm->count("resume") > 0);
-  spec.devices = devices::choose_list(backend,
-                                      vm->count("gpus")      ? std::optional(value("gpus"))
-                                      : vm->count("devices") ? std::optional(value("devices"))
-                                                             : std::nullopt,
-                                      vm->count("gpus") ? "--gpus" : "--devices");
+  // The submit host of a cluster may have no GPU: a Slurm campaign's devices are the tasks' allocations.
+  if (!on_slurm) {
+    spec.devices = devices::choose_list(backend,
+                                        vm->count("gpus")      ? std::optional(value("gpus"))
+                                        : vm->count("devices") ? std::optional(value("devices"))
+                                                               : std::nullopt,
+                                        vm->count("gpus") ? "--gpus" : "--devices");
+  } else if (vm->count("gpus") || vm->count("devices")) {
+    throw Error(
+        "--devices is not for --executor slurm: each array task takes the GPUs Slurm allocated (--gpus-per-task)");
+  }
   spec.request = batch::base_request(caliber);
   spec.timeout_per_op = timeout;
   const auto csv = spec.out_dir + "/ops_status.csv";
@@ -178,13 +275,17 @@ int cmd_batch(Context& ctx, const Args& args)
   if (vm->count("db")) {
     shared.emplace(util::absolute(value("db")));
   }
-  auto campaign = batch::open_campaign(
-      {spec.out_dir, vm->count("resume") > 0, vm->count("force") > 0, caliber, !options.executor.has_value()});
-  caliber = campaign.caliber;
+  auto campaign = batch::open_campaign({spec.out_dir, vm->count("resume") > 0, vm->count("force") > 0, caliber});
   spec.lock = campaign.lock.get();
-  const auto executor =
-      exec::make_executor(caliber.executor, {exec::this_zl(backend.name(), ctx.backend_paths), &backend, spec.devices});
-  spec.executor = executor.get();
+  if (on_slurm) {
+    batch::check_no_live_submission(spec.out_dir);
+  }
+  std::unique_ptr<exec::Executor> executor;
+  if (!on_slurm) {
+    executor = exec::make_executor(caliber.executor,
+                                   {exec::this_zl(backend.name(), ctx.backend_paths), &backend, spec.devices});
+    spec.executor = executor.get();
+  }
   auto& statuses = campaign.statuses;
   if (!shared) {
     shared.emplace(spec.out_dir + "/results.sqlite");
@@ -202,6 +303,30 @@ int cmd_batch(Context& ctx, const Args& args)
       s.status = "pending";
       statuses.push_back(s);
     }
+  }
+  if (on_slurm) {
+    std::vector<batch::OpStatus> ordered; // longest first, as a local campaign takes them
+    for (const auto& op : batch::order_longest_first(
+             [&] {
+               std::vector<std::string> names;
+               for (const auto& s : statuses) {
+                 names.push_back(s.op);
+               }
+               return names;
+             }(),
+             expected)) {
+      ordered.push_back(*std::find_if(statuses.begin(), statuses.end(), [&](const auto& s) { return s.op == op; }));
+    }
+    batch::SlurmSubmit submit{spec.out_dir,
+                              exec::this_zl(backend.name(), ctx.backend_paths),
+                              array,
+                              std::nullopt,
+                              vm->count("dry-run") > 0,
+                              vm->count("no-wait") == 0};
+    if (vm->count("ops-per-task")) {
+      submit.ops_per_task = count_option(value("ops-per-task"), "--ops-per-task", 1);
+    }
+    return batch::submit_campaign(submit, ordered, std::move(campaign.lock));
   }
   const auto outcome = batch::run_campaign(spec, statuses, store, expected);
   std::cout << csv << "\n";

@@ -76,7 +76,8 @@ void read_identity(const std::string& run_dir, OpStatus& s)
   }
 }
 
-// The old folder of an op that is run again is kept beside the new one, never overwritten.
+} // namespace
+
 void move_aside(const std::string& run_dir)
 {
   if (!fs::exists(run_dir)) {
@@ -90,8 +91,6 @@ void move_aside(const std::string& run_dir)
     }
   }
 }
-
-} // namespace
 
 std::vector<std::string> order_longest_first(const std::vector<std::string>& ops,
                                              const std::function<std::optional<double>(const std::string&)>& expected)
@@ -131,7 +130,7 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
                              const std::function<std::optional<double>(const std::string&)>& expected)
 {
   util::make_dirs(spec.out_dir + "/logs");
-  const auto csv_path = spec.out_dir + "/ops_status.csv";
+  const auto csv_path = spec.status_file.empty() ? spec.out_dir + "/ops_status.csv" : spec.status_file;
   std::mutex state; // guards statuses, queue, the CSV, the store and the progress display
   std::deque<size_t> queue;
   std::vector<std::string> pending;

@@ -30,6 +30,9 @@ struct CampaignSpec
   std::string out_dir;                  // the campaign folder
   std::optional<double> timeout_per_op; // seconds
   CampaignLock* lock = nullptr;         // told the process groups of the running ops
+  // Where the rows are written; empty: <out_dir>/ops_status.csv. A Slurm array task writes its
+  // slice's rows to its own record in the shared folder (core/batch/slurm_task.cpp).
+  std::string status_file;
 };
 
 struct CampaignOutcome
@@ -47,6 +50,10 @@ std::vector<std::string> order_longest_first(const std::vector<std::string>& ops
 
 // The ops of a FlagGems tree: every benchmark/test_<op>.py, sorted.
 std::vector<std::string> all_ops(const std::string& flaggems_dir);
+
+// The old folder of an op that is run again is kept beside the new one as <run_dir>.attempt-N,
+// never overwritten.
+void move_aside(const std::string& run_dir);
 
 // Runs every op of statuses whose status is not ok, writing ops_status.csv after each and
 // ingesting each run folder into store. SIGINT/SIGTERM: nothing new starts, running ops are

@@ -137,24 +137,15 @@ OpenCampaign open_campaign(const OpenSpec& spec)
                               spec.out_dir));
     }
     util::write_file_atomic(record, caliber_json(spec.caliber));
-    open.caliber = spec.caliber;
     return open;
   }
   open.statuses = parse_ops_status(read_document(csv, off_t{1} << 26), csv);
   std::vector<std::string> diffs;
   const bool recorded = fs::exists(record);
-  open.caliber = spec.caliber;
   if (recorded) {
-    const auto before = parse_caliber_json(read_document(record, off_t{1} << 20), record);
-    if (spec.executor_defaulted) {
-      open.caliber.executor = before.executor;
-    }
-    diffs = caliber_differences(before, open.caliber);
+    diffs = caliber_differences(parse_caliber_json(read_document(record, off_t{1} << 20), record), spec.caliber);
   } else {
-    if (spec.executor_defaulted) {
-      open.caliber.executor = "process"; // the only executor an earlier zl had
-    }
-    diffs = legacy_differences(open.statuses, spec.out_dir, open.caliber);
+    diffs = legacy_differences(open.statuses, spec.out_dir, spec.caliber);
   }
   if (!diffs.empty()) {
     throw Error(fmt::format("--resume: this command's caliber differs from the campaign's:\n  {}\na campaign keeps "
@@ -168,9 +159,25 @@ OpenCampaign open_campaign(const OpenSpec& spec)
                               "and python; if this command repeats the options it was started with, add --force",
                               spec.out_dir, k_campaign_file));
     }
-    util::write_file_atomic(record, caliber_json(open.caliber));
+    util::write_file_atomic(record, caliber_json(spec.caliber));
   }
   return open;
+}
+
+std::optional<std::string> recorded_executor(const std::string& out_dir)
+{
+  const auto record = out_dir + "/" + k_campaign_file;
+  try {
+    if (fs::is_regular_file(record)) {
+      return parse_caliber_json(read_document(record, off_t{1} << 20), record).executor;
+    }
+    if (fs::is_regular_file(out_dir + "/ops_status.csv")) {
+      return std::string("process");
+    }
+  } catch (const Error&) {
+  } catch (const fs::filesystem_error&) {
+  }
+  return std::nullopt;
 }
 
 double parse_timeout_per_op(const std::string& text)

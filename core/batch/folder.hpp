@@ -19,15 +19,12 @@ struct OpenSpec
   bool resume = false;
   bool force = false; // resume a campaign that has no caliber record, on this command's word
   Caliber caliber;
-  // --executor was not given: --resume continues with the executor the campaign recorded.
-  bool executor_defaulted = false;
 };
 
 struct OpenCampaign
 {
   std::unique_ptr<CampaignLock> lock; // held for the whole campaign
   std::vector<OpStatus> statuses;     // the campaign's rows so far (empty for a new one)
-  Caliber caliber;                    // the spec's, with a resumed campaign's executor where defaulted
 };
 
 // The campaign folder, absolute: --out as given (an empty one is refused), else the default
@@ -38,6 +35,11 @@ std::string campaign_folder(const std::optional<std::string>& given, const std::
 // looked at, is a run folder, lies inside a campaign or a run folder, or (without --resume)
 // holds files that are not a campaign of zl's. Writes nothing.
 void check_out_path(const std::string& out_dir, bool resume);
+
+// The executor a campaign in out_dir recorded ("process" for a campaign of an earlier zl, which
+// had no other); nullopt when out_dir holds no campaign or its record cannot be read (open_campaign
+// then says why). --resume without --executor continues with it.
+std::optional<std::string> recorded_executor(const std::string& out_dir);
 
 // check_out_path, then the folder is created and locked, the previous owner checked, and the
 // campaign's record read (--resume: compared with this caliber) or written (a new campaign).

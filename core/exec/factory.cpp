@@ -21,6 +21,9 @@ const std::vector<std::pair<std::string, Maker>>& table()
   static const std::vector<std::pair<std::string, Maker>> t = {
       {"process", [](const ExecutorSetup& s) { return std::make_unique<ProcessExecutor>(s.zl, s.devices.size()); }},
       {"warm", [](const ExecutorSetup& s) { return std::make_unique<WarmExecutor>(s); }},
+      // Not an executor of one host: core/batch/slurm_campaign.cpp submits the campaign, and each
+      // array task carries out its ops with the warm executor.
+      {"slurm", nullptr},
   };
   return t;
 }
@@ -40,11 +43,13 @@ std::unique_ptr<Executor> make_executor(const std::string& name, const ExecutorS
 {
   check_executor_name(name);
   for (const auto& [known, make] : table()) {
-    if (known == name) {
+    if (known == name && make) {
       return make(setup);
     }
   }
-  return nullptr; // not reached: check_executor_name knows the same table
+  throw Error(fmt::format("--executor {} places a campaign on a cluster (core/batch/slurm_campaign.hpp); ops are "
+                          "carried out by one of: process, warm",
+                          name));
 }
 
 std::string default_executor(bool isolate_tuner_cache)

@@ -13,6 +13,8 @@
 #include <rapidjson/document.h>
 #include <zl/version.hpp>
 
+#include <cstdlib>
+
 namespace zl::run {
 
 std::string utc_now()
@@ -144,6 +146,25 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   j.nullable("ops_before", o.executor.ops_before);
   j.strings("preloaded", o.executor.preloaded);
   w.EndObject();
+  // Under Slurm (a task of `zl batch --executor slurm`, or any job): which job, task and node, and
+  // the allocation as this process saw it; null elsewhere.
+  auto env = [](const char* name) {
+    const char* v = std::getenv(name);
+    return std::string(v == nullptr ? "" : v);
+  };
+  if (env("SLURM_JOB_ID").empty()) {
+    j.key("slurm");
+    w.Null();
+  } else {
+    j.object("slurm", [&] {
+      j.field("job_id", env("SLURM_JOB_ID"));
+      j.nullable("array_job_id", env("SLURM_ARRAY_JOB_ID"));
+      j.nullable("array_task_id", env("SLURM_ARRAY_TASK_ID"));
+      j.nullable("node", env("SLURMD_NODENAME"));
+      j.nullable("job_gpus", env("SLURM_JOB_GPUS"));
+      j.nullable("cuda_visible_devices", env("CUDA_VISIBLE_DEVICES"));
+    });
+  }
   j.nullable("record_log", o.record_log);
   j.field("run_dir", p.run_dir);
   w.EndObject();

@@ -1,0 +1,314 @@
+#include "batch/slurm_campaign.hpp"
+
+#include "batch/campaign.hpp"
+#include "batch/progress.hpp"
+#include "slurm/cluster.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/process.hpp"
+#include "util/string.hpp"
+
+#include <boost/filesystem.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <iostream>
+#include <map>
+#include <set>
+#include <thread>
+
+namespace zl::batch {
+
+namespace fs = boost::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::atomic<int> g_interrupts{0};
+std::atomic<int> g_terminate{0};
+
+extern "C" void on_follow_signal(int sig)
+{
+  (sig == SIGINT ? g_interrupts : g_terminate) += 1;
+}
+
+// How long a task may run before the record it writes first must be visible here.
+constexpr std::chrono::seconds k_visibility_grace{30};
+
+std::string slurm_path(const std::string& out_dir, const std::string& name)
+{
+  return out_dir + "/" + k_slurm_dir + "/" + name;
+}
+
+// Follows the array and the final step until the final step has recorded the campaign.
+int follow(const SlurmSubmit& spec, const Submission& sub, const std::vector<OpStatus>& statuses)
+{
+  struct sigaction sa = {}, old_int = {}, old_term = {};
+  sa.sa_handler = on_follow_signal;
+  sigemptyset(&sa.sa_mask);
+  g_interrupts = g_terminate = 0;
+  ::sigaction(SIGINT, &sa, &old_int);
+  ::sigaction(SIGTERM, &sa, &old_term);
+  struct Restore
+  {
+    struct sigaction i, t;
+    ~Restore()
+    {
+      ::sigaction(SIGINT, &i, nullptr);
+      ::sigaction(SIGTERM, &t, nullptr);
+    }
+  } restore{old_int, old_term};
+
+  Progress progress(statuses.size(), sub.tasks);
+  std::set<std::string> shown;
+  for (const auto& s : statuses) {
+    if (s.status == "ok") {
+      progress.finished(s.op, s.status, s.duration_s.value_or(0), s.rows, std::nullopt);
+      shown.insert(s.op);
+    }
+  }
+  std::map<size_t, Clock::time_point> running_since;
+  std::map<size_t, std::string> last_state;
+  bool cancelled = false;
+  int asked = 0;
+  Clock::time_point asked_at;
+  const auto done_path = slurm_path(spec.out_dir, "final.done");
+  for (unsigned tick = 0;; ++tick) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    if ((g_terminate > 0 || (g_interrupts >= 2 && asked > 0)) && !cancelled) {
+      progress.note(fmt::format("cancelling the array: scancel {}; the final step records what ran", sub.array_id));
+      slurm::cancel({sub.array_id});
+      cancelled = true;
+    } else if (g_interrupts == 1 && asked == 0) {
+      asked = 1;
+      asked_at = Clock::now();
+      progress.note(
+          fmt::format("Ctrl-C again within 10 s cancels the array (scancel {}); otherwise it goes on", sub.array_id));
+    } else if (asked == 1 && g_interrupts == 1 && Clock::now() - asked_at > std::chrono::seconds(10)) {
+      asked = 0;
+      g_interrupts = 0;
+      progress.note("going on");
+    }
+    // What the tasks recorded so far: the progress lines.
+    for (size_t t = 0; t < sub.tasks; ++t) {
+      const auto record = slurm_path(spec.out_dir, fmt::format("task-{}.csv", t));
+      if (!fs::exists(record)) {
+        continue;
+      }
+      try {
+        for (const auto& s : parse_ops_status(util::read_file(record), record)) {
+          if (s.status != "pending" && shown.insert(s.op).second) {
+            progress.finished(s.op, s.status, s.duration_s.value_or(0), s.rows, s.device_index);
+          }
+        }
+      } catch (const Error&) {
+        // being rewritten: the next tick reads it
+      }
+    }
+    // Slurm is asked every 2 s, and once more when the final step is done: a task that ended
+    // without a record here must be reported even when the final step was quick.
+    const bool done = fs::exists(done_path);
+    if (tick % 4 == 0 || done) {
+      const auto tasks = slurm::query(sub.array_id);
+      for (const auto& t : tasks) {
+        if (!t.task) {
+          continue;
+        }
+        if (last_state[*t.task] != t.state) {
+          last_state[*t.task] = t.state;
+          if (t.state != "PENDING") {
+            progress.note(fmt::format("task {}: {}{}", *t.task, t.state, t.node.empty() ? "" : " on " + t.node));
+          }
+        }
+        // The nodes must see the campaign folder: a task that runs (or ran) but whose first
+        // record never appears here wrote it somewhere this host cannot see.
+        if (t.state != "PENDING" && !running_since.count(*t.task)) {
+          running_since[*t.task] = Clock::now();
+        }
+        const bool started = fs::exists(slurm_path(spec.out_dir, fmt::format("task-{}.started", *t.task)));
+        if (!started && running_since.count(*t.task) && t.state != "CANCELLED" &&
+            (slurm::is_final(t.state) || Clock::now() - running_since[*t.task] > k_visibility_grace)) {
+          slurm::cancel({sub.array_id, sub.final_id});
+          throw Error(fmt::format("task {} of array {} {} on {} but left no record in {}: the node cannot see or "
+                                  "write the campaign folder. zl cancelled the array and the final step (see its "
+                                  "log there, {}); put --out on a filesystem the nodes share",
+                                  *t.task, sub.array_id, t.state == "RUNNING" ? "runs" : "ended " + t.state,
+                                  t.node.empty() ? "its node" : t.node, spec.out_dir + "/" + k_slurm_dir,
+                                  fmt::format("task-{}.log", *t.task)));
+        }
+      }
+      if (!done) {
+        const auto fin = slurm::query(sub.final_id);
+        const bool final_ended =
+            fin.empty() || std::all_of(fin.begin(), fin.end(), [](const auto& t) { return slurm::is_final(t.state); });
+        if (final_ended && !fs::exists(done_path)) {
+          std::this_thread::sleep_for(std::chrono::seconds(2)); // a shared filesystem may show it late
+          if (!fs::exists(done_path)) {
+            throw Error(fmt::format("the final step (job {}) ended{} without recording the campaign; see {}, then "
+                                    "record it with: zl batch --out {} --slurm-final",
+                                    sub.final_id, fin.empty() ? "" : " as " + fin.front().state,
+                                    slurm_path(spec.out_dir, "final.log"), spec.out_dir));
+          }
+        }
+      }
+    }
+    if (done) {
+      break;
+    }
+    progress.refresh(statuses.size() - shown.size());
+  }
+  const auto merged = parse_ops_status(util::read_file(spec.out_dir + "/ops_status.csv"), spec.out_dir);
+  std::cerr << util::read_file(done_path);
+  const bool all_ok = std::all_of(merged.begin(), merged.end(), [](const auto& s) { return s.status == "ok"; });
+  return cancelled || g_interrupts > 0 ? 130 : all_ok ? 0 : 1;
+}
+
+} // namespace
+
+std::vector<std::vector<std::string>> slice_ops(const std::vector<std::string>& ordered, size_t per_task)
+{
+  const size_t n = ordered.size();
+  const size_t per = std::max<size_t>(per_task, 1);
+  const size_t tasks = (n + per - 1) / per;
+  std::vector<std::vector<std::string>> slices(tasks);
+  for (size_t k = 0; k < n; ++k) {
+    slices[k % tasks].push_back(ordered[k]);
+  }
+  return slices;
+}
+
+size_t default_ops_per_task(size_t ops, std::optional<unsigned> max_concurrent)
+{
+  const size_t tasks = max_concurrent ? *max_concurrent : 64;
+  return std::max<size_t>(1, (ops + tasks - 1) / tasks);
+}
+
+std::string format_submission(const Submission& s)
+{
+  return fmt::format("array={}\nfinal={}\ntasks={}\n", s.array_id, s.final_id, s.tasks);
+}
+
+Submission parse_submission(const std::string& text, const std::string& path)
+{
+  Submission s;
+  for (const auto& line : util::split(text, '\n')) {
+    const auto eq = line.find('=');
+    const auto key = line.substr(0, eq), value = eq == std::string::npos ? "" : line.substr(eq + 1);
+    if (value.find_first_not_of("0123456789") != std::string::npos) {
+      throw Error(fmt::format("{}: {:?} is not a job record of zl's; move the file aside", path, line));
+    }
+    if (key == "array") {
+      s.array_id = value;
+    } else if (key == "final") {
+      s.final_id = value;
+    } else if (key == "tasks" && !value.empty()) {
+      s.tasks = std::stoul(value);
+    }
+  }
+  return s;
+}
+
+void check_no_live_submission(const std::string& out_dir)
+{
+  const auto path = slurm_path(out_dir, "jobs");
+  if (!fs::exists(path) || !util::find_program("squeue")) {
+    return;
+  }
+  const auto sub = parse_submission(util::read_file(path), path);
+  for (const auto& id : {sub.array_id, sub.final_id}) {
+    for (const auto& t : id.empty() ? std::vector<slurm::TaskState>{} : slurm::query(id)) {
+      if (!slurm::is_final(t.state)) {
+        throw Error(fmt::format("the campaign {} is still in Slurm: job {} is {}; wait for it, or scancel {} {}, "
+                                "then --resume",
+                                out_dir, id, t.state, sub.array_id, sub.final_id));
+      }
+    }
+  }
+}
+
+int submit_campaign(const SlurmSubmit& spec, std::vector<OpStatus>& statuses, std::unique_ptr<CampaignLock> lock)
+{
+  std::vector<std::string> ordered;
+  for (auto& s : statuses) {
+    if (s.status != "ok") {
+      OpStatus fresh;
+      fresh.op = s.op;
+      fresh.status = "pending";
+      s = fresh;
+      ordered.push_back(s.op);
+    }
+  }
+  if (ordered.empty()) {
+    std::cerr << "zl batch: every op of " << spec.out_dir << " is ok; nothing to submit\n";
+    return 0;
+  }
+  const auto slices =
+      slice_ops(ordered, spec.ops_per_task.value_or(default_ops_per_task(ordered.size(), spec.options.max_concurrent)));
+  // What an earlier submission left is kept aside, so that every record in slurm/ is this one's
+  // and an op's folder exists only once this submission has started it.
+  const auto dir = spec.out_dir + "/" + k_slurm_dir;
+  move_aside(dir);
+  for (const auto& op : ordered) {
+    move_aside(spec.out_dir + "/" + op);
+  }
+  util::make_dirs(dir);
+  util::make_dirs(spec.out_dir + "/logs");
+  for (size_t t = 0; t < slices.size(); ++t) {
+    util::write_file_atomic(slurm_path(spec.out_dir, fmt::format("task-{}.ops", t)),
+                            util::join(slices[t], "\n") + "\n");
+  }
+  util::write_file_atomic(spec.out_dir + "/ops_status.csv", format_ops_status(statuses));
+  auto command = [&](const char* role) {
+    auto argv = std::vector<std::string>{spec.zl.binary};
+    if (!spec.zl.backend.empty()) {
+      argv.insert(argv.end(), {"--backend", spec.zl.backend});
+    }
+    for (const auto& p : spec.zl.backend_paths) {
+      argv.insert(argv.end(), {"--backend-path", p});
+    }
+    argv.insert(argv.end(), {"batch", "--out", spec.out_dir, role});
+    return argv;
+  };
+  const auto array_path = slurm_path(spec.out_dir, "array.sbatch");
+  const auto final_path = slurm_path(spec.out_dir, "final.sbatch");
+  util::write_file_atomic(array_path, slurm::array_script(spec.options, slices.size(), command("--slurm-task"), dir));
+  slurm::ArrayOptions final_options = spec.options;
+  util::write_file_atomic(final_path, slurm::final_script(final_options, command("--slurm-final"), dir + "/final.log"));
+  fs::permissions(array_path, fs::add_perms | fs::owner_exe);
+  fs::permissions(final_path, fs::add_perms | fs::owner_exe);
+  Submission sub;
+  sub.tasks = slices.size();
+  util::write_file_atomic(slurm_path(spec.out_dir, "jobs"), format_submission(sub)); // the ids once submitted
+  if (spec.dry_run) {
+    std::cout << array_path << "\n" << final_path << "\n";
+    std::cerr << fmt::format("zl batch: --dry-run: {} ops in {} array tasks; nothing submitted. To submit:\n"
+                             "  {}\n  {}\n",
+                             ordered.size(), slices.size(), util::join(slurm::sbatch_argv(array_path), " "),
+                             util::join(slurm::sbatch_argv(final_path, "<array job id>"), " "));
+    return 0;
+  }
+  sub.array_id = slurm::submit(slurm::sbatch_argv(array_path));
+  try {
+    sub.final_id = slurm::submit(slurm::sbatch_argv(final_path, sub.array_id));
+    util::write_file_atomic(slurm_path(spec.out_dir, "jobs"), format_submission(sub));
+  } catch (...) {
+    slurm::cancel({sub.array_id, sub.final_id}); // nothing half-submitted is left running
+    throw;
+  }
+  lock.reset(); // the final step takes the campaign's lock to record it
+  std::cerr << fmt::format("zl batch: submitted {} ops as job array {} ({} tasks) and the final step {}; "
+                           "scripts and records in {}\n",
+                           ordered.size(), sub.array_id, sub.tasks, sub.final_id, dir);
+  if (!spec.wait) {
+    std::cout << spec.out_dir << "/ops_status.csv\n";
+    return 0;
+  }
+  const int rc = follow(spec, sub, statuses);
+  std::cout << spec.out_dir << "/ops_status.csv\n";
+  return rc;
+}
+
+} // namespace zl::batch

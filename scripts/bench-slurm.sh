@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# zl batch --executor slurm against a running Slurm (scripts/slurm/start-local.sh starts one):
+# 1. generating (--dry-run) and submitting (--no-wait) a 1,000-op campaign: the time, and the
+#    number of sbatch calls (a counting sbatch on PATH in front of Slurm's); the jobs are
+#    cancelled at once;
+# 2. the makespan of the sample corpus through Slurm against the local warm executor on the
+#    same CPUs and the same two (fake) GPUs.
+# A benchmark, not a test: it prints the figures and exits 0.
+#   scripts/bench-slurm.sh [ZL_BINARY]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+zl=${1:-$root/build/bin/zl}
+python=${ZL_PYTHON:-/usr/bin/python3}
+work=$(mktemp -d /tmp/zl-bench-slurm.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/bin"
+sbatch_real=$(command -v sbatch)
+printf '#!/bin/sh\necho x >> %s/sbatch-calls\nexec %s "$@"\n' "$work" "$sbatch_real" > "$work/bin/sbatch"
+printf '#!/bin/sh\nexec %s "$@"\n' "$root/tests/fixtures/fake_smi/bin/nvidia-smi" > "$work/bin/nvidia-smi"
+chmod +x "$work/bin/sbatch" "$work/bin/nvidia-smi"
+export PATH="$work/bin:$PATH"
+
+# A corpus of 1,000 ops: its 5 and the sample corpus's abs under 995 more names (only submitted, never run).
+cp -r "$root/corpus" "$work/big"
+find "$work/big" -name __pycache__ -prune -exec rm -rf {} +
+for i in $(seq -w 0 994); do ln -s test_abs.py "$work/big/benchmark/test_op$i.py"; done
+now() { date +%s.%N; }
+t0=$(now)
+"$zl" --backend cuda batch --flaggems "$work/big" --all --python "$python" --out "$work/dry" --executor slurm \
+  --ops-per-task 1 --dry-run >/dev/null 2>&1
+t1=$(now)
+rm -f "$work/sbatch-calls"
+"$zl" --backend cuda batch --flaggems "$work/big" --all --python "$python" --out "$work/real" --executor slurm \
+  --ops-per-task 1 --no-wait >/dev/null 2>"$work/err" || { cat "$work/err"; exit 1; }
+t2=$(now)
+array=$(sed -n 's/^array=//p' "$work/real/slurm/jobs"); final=$(sed -n 's/^final=//p' "$work/real/slurm/jobs")
+scancel "$array" "$final" || true
+printf '1,000 ops, 1 op per task: --dry-run %.2f s; submission %.2f s with %d sbatch calls (array %s, final %s)\n' \
+  "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)" "$(wc -l < "$work/sbatch-calls")" "$array" "$final"
+
+ops=abs,add,mm,sum
+for round in 1 2; do
+  for executor in warm slurm; do
+    extra=()
+    [ "$executor" = slurm ] && extra=(--max-concurrent 2)
+    s=$(now)
+    "$zl" --backend cuda batch --flaggems "$root/corpus" --ops "$ops" --python "$python" --timer direct \
+      --out "$work/$executor-$round" --executor "$executor" "${extra[@]}" >/dev/null 2>"$work/err" || true
+    e=$(now)
+    ok=$(grep -c '^[^,]*,ok,' "$work/$executor-$round/ops_status.csv" || true)
+    printf 'sample corpus, %-5s round %d: makespan %6.2f s, %s ops ok\n' "$executor" "$round" "$(echo "$e - $s" | bc)" "$ok"
+  done
+done
