@@ -142,6 +142,8 @@ Worker::Worker(const std::string& python, const std::vector<std::string>& env, c
   }
   spec.env->push_back("ZL_WORKER_PRELOAD=" + list);
   spec.new_process_group = true;
+  // Not SIGKILL: the worker ends what its op started when zl dies (python/zl_plugins/zl_worker.py).
+  spec.parent_death_signal = SIGTERM;
   spec.on_spawn = on_spawn;
   util::Started started;
   try {

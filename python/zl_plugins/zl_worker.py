@@ -161,9 +161,54 @@ def _reap():
             return
 
 
+def _descendants(root):
+    """Every process below root, from /proc (children of children included)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    stat = f.read()
+                # The name in parentheses may hold spaces and ')': the fields follow the last ')'.
+                ppid = int(stat[stat.rindex(b")") + 2:].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        for pid in children.get(todo.pop(), []):
+            found.append(pid)
+            todo.append(pid)
+    return found
+
+
+def _on_sigterm(parent):
+    """zl starts the worker with SIGTERM as its parent-death signal (core/exec/worker.cpp). When zl
+    itself stops an op it signals the worker's whole group and ends what escaped: the worker then
+    dies as it always did. When zl died (the worker has another parent now), nobody else will end
+    what the op started: the worker kills every process below it and its group, as `zl run` does
+    when zl batch dies under the process executor."""
+
+    def handler(signum, frame):
+        if os.getppid() == parent:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        for _ in range(3):  # again: a process may have forked while the last pass ran
+            for pid in _descendants(os.getpid()):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        os.killpg(os.getpgrp(), signal.SIGKILL)
+
+    return handler
+
+
 def serve(in_fd, out_fd, preload):
     # Ctrl-C reaches the worker only through zl (its own process group), and only during an op.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _on_sigterm(os.getppid()))
     _become_subreaper()
     # A segfault prints the Python stack: zl quotes what a dead worker last printed.
     faulthandler.enable()

@@ -127,3 +127,31 @@ def test_sigint_during_an_op_is_pytest_interrupted(tmp_path):
                                    "    os.kill(os.getpid(), signal.SIGINT)\n")
     assert w.op(["test_it.py", "-q", "-p", "no:cacheprovider"], op_env(tmp_path, "x"), d) == {"exit": 2}
     assert w.close()[0] == 0
+
+
+def test_descendants_finds_children_of_children():
+    sys.path[:0] = [str(d) for d in PLUGIN_DIRS]
+    import zl_worker
+
+    shell = subprocess.Popen(["sh", "-c", "sleep 30 & sleep 30; wait"])
+    try:
+        for _ in range(100):  # until the shell has started both sleeps
+            found = zl_worker._descendants(os.getpid())
+            if len(found) >= 3:
+                break
+            import time
+            time.sleep(0.05)
+        assert shell.pid in found
+        assert len(found) >= 3  # the shell and its two sleeps
+    finally:
+        for pid in zl_worker._descendants(shell.pid):
+            os.kill(pid, 9)
+        shell.kill()
+        shell.wait()
+
+
+def test_sigterm_from_zl_ends_the_worker_as_before(tmp_path):
+    # zl alive (the worker's parent unchanged): SIGTERM is zl stopping it, and it dies of it.
+    w = Driver()
+    w.proc.terminate()
+    assert w.proc.wait(timeout=30) == -15
