@@ -143,7 +143,9 @@ Worker::Worker(const std::string& python, const std::vector<std::string>& env, c
   spec.env->push_back("ZL_WORKER_PRELOAD=" + list);
   spec.new_process_group = true;
   // Not SIGKILL: the worker ends what its op started when zl dies (python/zl_plugins/zl_worker.py).
-  spec.parent_death_signal = SIGTERM;
+  // Not SIGTERM either: a dying zl's threads exit one by one, so the worker may be told while its
+  // parent still has zl's pid, and must not take that for an ordinary stop.
+  spec.parent_death_signal = SIGHUP;
   spec.on_spawn = on_spawn;
   util::Started started;
   try {

@@ -182,33 +182,26 @@ def _descendants(root):
     return found
 
 
-def _on_sigterm(parent):
-    """zl starts the worker with SIGTERM as its parent-death signal (core/exec/worker.cpp). When zl
-    itself stops an op it signals the worker's whole group and ends what escaped: the worker then
-    dies as it always did. When zl died (the worker has another parent now), nobody else will end
-    what the op started: the worker kills every process below it and its group, as `zl run` does
-    when zl batch dies under the process executor."""
-
-    def handler(signum, frame):
-        if os.getppid() == parent:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGTERM)
-            return
-        for _ in range(3):  # again: a process may have forked while the last pass ran
-            for pid in _descendants(os.getpid()):
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-        os.killpg(os.getpgrp(), signal.SIGKILL)
-
-    return handler
+def _on_parent_death(signum, frame):
+    """zl starts the worker with SIGHUP as its parent-death signal (core/exec/worker.cpp): the
+    thread of zl batch that started it has ended, so the campaign is over or zl died (SIGKILL
+    included). Nobody else will end what the op started: the worker kills every process below
+    it, then its group and itself, as `zl run` ends pytest's tree when zl batch dies under the
+    process executor. (zl stops an op with SIGINT, SIGTERM or SIGKILL, never SIGHUP, and the
+    worker's group is never a terminal's foreground group.)"""
+    for _ in range(3):  # again: a process may have forked while the last pass ran
+        for pid in _descendants(os.getpid()):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    os.killpg(os.getpgrp(), signal.SIGKILL)
 
 
 def serve(in_fd, out_fd, preload):
     # Ctrl-C reaches the worker only through zl (its own process group), and only during an op.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _on_sigterm(os.getppid()))
+    signal.signal(signal.SIGHUP, _on_parent_death)
     _become_subreaper()
     # A segfault prints the Python stack: zl quotes what a dead worker last printed.
     faulthandler.enable()

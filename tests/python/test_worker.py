@@ -1,6 +1,7 @@
 """The warm worker (python/zl_plugins/zl_worker.py) driven over its pipes, as zl drives it."""
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -33,7 +34,7 @@ class Driver:
         env["ZL_WORKER_FDS"] = "{},{}".format(self.req_r, self.rep_w)
         env["ZL_WORKER_PRELOAD"] = preload
         self.proc = subprocess.Popen([PYTHON, "-m", "zl_worker"], env=env,
-                                     pass_fds=(self.req_r, self.rep_w),
+                                     pass_fds=(self.req_r, self.rep_w), process_group=0,  # as zl does
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         os.close(self.req_r)
         os.close(self.rep_w)
@@ -151,7 +152,36 @@ def test_descendants_finds_children_of_children():
 
 
 def test_sigterm_from_zl_ends_the_worker_as_before(tmp_path):
-    # zl alive (the worker's parent unchanged): SIGTERM is zl stopping it, and it dies of it.
     w = Driver()
     w.proc.terminate()
     assert w.proc.wait(timeout=30) == -15
+
+
+def test_the_parent_death_signal_ends_what_the_op_started(tmp_path):
+    # SIGHUP is what the worker gets when zl batch dies: the op's stubborn child dies with it.
+    w = Driver()
+    pid_file = tmp_path / "child.pid"
+    d = op_dir(tmp_path, "leaves", "import os, signal, subprocess, sys, time\n\ndef test_leave():\n"
+               "    c = subprocess.Popen([sys.executable, '-c', 'import signal, time; "
+               "signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)'])\n"
+               "    open(os.environ['PID_FILE'], 'w').write(str(c.pid))\n"
+               "    time.sleep(60)\n")
+    w.requests.write(json.dumps({"args": ["test_it.py", "-q", "-p", "no:cacheprovider"],
+                                 "env": op_env(tmp_path, "x", PID_FILE=str(pid_file)), "cwd": str(d)}) + "\n")
+    w.requests.flush()
+    import time
+    for _ in range(300):
+        if pid_file.exists() and pid_file.read_text():
+            break
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    w.proc.send_signal(signal.SIGHUP)
+    assert w.proc.wait(timeout=30) == -9
+    for _ in range(100):
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail(f"the op's child {child} outlived the worker")
