@@ -186,6 +186,23 @@ size_t default_ops_per_task(size_t ops, std::optional<unsigned> max_concurrent)
   return std::max<size_t>(1, (ops + tasks - 1) / tasks);
 }
 
+size_t fit_ops_per_task(size_t ops, std::optional<size_t> requested, size_t by_default, std::optional<size_t> max_array)
+{
+  const size_t limit = max_array ? std::max<size_t>(*max_array, 1) : 0;
+  const size_t least = limit == 0 ? 1 : (ops + limit - 1) / limit; // fewer would need more tasks
+  if (!requested) {
+    return std::max({by_default, least, size_t{1}});
+  }
+  const size_t per = std::max<size_t>(*requested, 1);
+  if (per < least) {
+    throw Error(fmt::format("--ops-per-task {} makes {} array tasks of {} ops, more than this cluster's MaxArraySize "
+                            "{} allows (scontrol show config); give --ops-per-task {} or more, or leave it out and "
+                            "zl picks it; nothing was submitted",
+                            *requested, (ops + per - 1) / per, ops, *max_array, least));
+  }
+  return per;
+}
+
 std::string format_submission(const Submission& s)
 {
   return fmt::format("array={}\nfinal={}\ntasks={}\n", s.array_id, s.final_id, s.tasks);
@@ -246,7 +263,9 @@ int submit_campaign(const SlurmSubmit& spec, std::vector<OpStatus>& statuses, st
     return 0;
   }
   const auto slices =
-      slice_ops(ordered, spec.ops_per_task.value_or(default_ops_per_task(ordered.size(), spec.options.max_concurrent)));
+      slice_ops(ordered, fit_ops_per_task(ordered.size(), spec.ops_per_task,
+                                          default_ops_per_task(ordered.size(), spec.options.max_concurrent),
+                                          slurm::max_array_size()));
   // What an earlier submission left is kept aside, so that every record in slurm/ is this one's
   // and an op's folder exists only once this submission has started it.
   const auto dir = spec.out_dir + "/" + k_slurm_dir;
