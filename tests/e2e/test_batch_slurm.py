@@ -95,6 +95,13 @@ def hold_corpus(tmp_path):
     return corpus, hold
 
 
+def fake_tool(zl, name, script):
+    """A shell script named name in front of Slurm's on the PATH zl runs with."""
+    fake = zl.tmp_path / "smi-bin" / name
+    fake.write_text("#!/bin/sh\n" + script)
+    fake.chmod(0o755)
+
+
 @pytest.fixture
 def szl(zl):
     zl.with_smi("nvidia-smi")
@@ -190,10 +197,8 @@ def test_unknown_partition_is_refused_and_nothing_runs(szl, tmp_path):
 def test_a_folder_the_nodes_cannot_see_is_an_error_and_the_jobs_are_cancelled(szl, tmp_path):
     # An sbatch that submits an array whose task never writes into the campaign folder: what the
     # submit host sees when the nodes mount another filesystem at that path.
-    fake = szl.tmp_path / "smi-bin" / "sbatch"
-    fake.write_text('#!/bin/sh\ncase "$*" in *array.sbatch) exec /usr/bin/sbatch --parsable --array=0-0 '
-                    '--output=/dev/null --wrap "sleep 1" ;; esac\nexec /usr/bin/sbatch "$@"\n')
-    fake.chmod(0o755)
+    fake_tool(szl, "sbatch", 'case "$*" in *array.sbatch) exec /usr/bin/sbatch --parsable --array=0-0 '
+                             '--output=/dev/null --wrap "sleep 1" ;; esac\nexec /usr/bin/sbatch "$@"\n')
     out = tmp_path / "c"
     proc = batch(szl, CORPUS, out, "abs", "--executor", "slurm", rc=2)
     assert "cannot see or write the campaign folder" in proc.stderr, proc.stderr
@@ -259,10 +264,8 @@ def test_a_task_past_its_time_limit_gives_timeout_with_the_slurm_state(szl, tmp_
 
 def test_an_array_over_max_array_size_is_refused_naming_ops_per_task_or_fitted(szl, tmp_path):
     # A cluster whose MaxArraySize is 3 (task ids 0-2): scontrol says so, the rest is Slurm's.
-    fake = szl.tmp_path / "smi-bin" / "scontrol"
-    fake.write_text('#!/bin/sh\n[ "$*" = "show config" ] && { echo "MaxArraySize            = 3"; exit 0; }\n'
-                    'exec /usr/bin/scontrol "$@"\n')
-    fake.chmod(0o755)
+    fake_tool(szl, "scontrol", '[ "$*" = "show config" ] && { echo "MaxArraySize            = 3"; exit 0; }\n'
+                               'exec /usr/bin/scontrol "$@"\n')
     out = tmp_path / "refused"
     proc = batch(szl, CORPUS, out, OPS, "--executor", "slurm", "--ops-per-task", "1", rc=2)
     assert "--ops-per-task 1 makes 4 array tasks of 4 ops, more than this cluster's MaxArraySize 3" in proc.stderr
