@@ -4,7 +4,10 @@
 #    number of sbatch calls (a counting sbatch on PATH in front of Slurm's); the jobs are
 #    cancelled at once;
 # 2. the makespan of the sample corpus through Slurm against the local warm executor on the
-#    same CPUs and the same two (fake) GPUs.
+#    same CPUs and the same two (fake) GPUs;
+# 3. the same where import time matters: the corpus's benchmark package imports
+#    tests/fixtures/heavy_import/zl_heavy_import.py (a 2 s sleep standing in for torch, as in
+#    scripts/bench-executors.sh), preloaded by the warm workers, 2 array tasks against 2 devices.
 # A benchmark, not a test: it prints the figures and exits 0.
 #   scripts/bench-slurm.sh [ZL_BINARY]
 set -euo pipefail
@@ -39,15 +42,24 @@ printf '1,000 ops, 1 op per task: --dry-run %.2f s; submission %.2f s with %d sb
   "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)" "$(wc -l < "$work/sbatch-calls")" "$array" "$final"
 
 ops=abs,add,mm,sum
-for round in 1 2; do
-  for executor in warm slurm; do
-    extra=()
-    [ "$executor" = slurm ] && extra=(--max-concurrent 2)
-    s=$(now)
-    "$zl" --backend cuda batch --flaggems "$root/corpus" --ops "$ops" --python "$python" --timer direct \
-      --out "$work/$executor-$round" --executor "$executor" "${extra[@]}" >/dev/null 2>"$work/err" || true
-    e=$(now)
-    ok=$(grep -c '^[^,]*,ok,' "$work/$executor-$round/ops_status.csv" || true)
-    printf 'sample corpus, %-5s round %d: makespan %6.2f s, %s ops ok\n' "$executor" "$round" "$(echo "$e - $s" | bc)" "$ok"
+makespans() { # label corpus
+  for round in 1 2 3; do
+    for executor in warm slurm; do
+      extra=()
+      [ "$executor" = slurm ] && extra=(--max-concurrent 2)
+      out="$work/$1-$executor-$round"
+      s=$(now)
+      "$zl" --backend cuda batch --flaggems "$2" --ops "$ops" --python "$python" --timer direct \
+        --out "$out" --executor "$executor" "${extra[@]}" >/dev/null 2>"$work/err" || true
+      e=$(now)
+      ok=$(grep -c '^[^,]*,ok,' "$out/ops_status.csv" || true)
+      printf '%s, %-5s round %d: makespan %6.2f s, %s ops ok\n' "$1" "$executor" "$round" "$(echo "$e - $s" | bc)" "$ok"
+    done
   done
-done
+}
+makespans "sample corpus" "$root/corpus"
+cp -r "$root/corpus" "$work/heavy"
+find "$work/heavy" -name __pycache__ -prune -exec rm -rf {} +
+printf 'import zl_heavy_import  # noqa: F401  (stands in for torch)\n' >> "$work/heavy/benchmark/__init__.py"
+export PYTHONPATH="$root/tests/fixtures/heavy_import${PYTHONPATH:+:$PYTHONPATH}" ZL_WARM_PRELOAD=zl_heavy_import
+makespans "heavy import" "$work/heavy"

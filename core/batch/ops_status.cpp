@@ -59,9 +59,10 @@ std::string opt(const std::optional<T>& v)
 
 const std::vector<std::string>& ops_status_columns()
 {
-  static const std::vector<std::string> columns = {
-      "op",    "status", "exit_code",  "rows",    "backend",          "device_index", "device_uuid",
-      "timer", "level",  "duration_s", "run_dir", "direct_fallbacks", "poisoned",     "replay_fallbacks"};
+  static const std::vector<std::string> columns = {"op",       "status",           "exit_code",   "rows",
+                                                   "backend",  "device_index",     "device_uuid", "timer",
+                                                   "level",    "duration_s",       "run_dir",     "direct_fallbacks",
+                                                   "poisoned", "replay_fallbacks", "slurm_state"};
   return columns;
 }
 
@@ -82,7 +83,8 @@ std::string format_ops_status(const std::vector<OpStatus>& ops)
                                              o.run_dir,
                                              std::to_string(o.direct_fallbacks),
                                              std::to_string(o.poisoned),
-                                             std::to_string(o.replay_fallbacks)};
+                                             std::to_string(o.replay_fallbacks),
+                                             o.slurm_state};
     std::vector<std::string> quoted;
     for (const auto& f : fields) {
       quoted.push_back(csv_field(f));
@@ -96,16 +98,21 @@ std::vector<OpStatus> parse_ops_status(const std::string& text, const std::strin
 {
   std::vector<OpStatus> ops;
   const auto lines = util::split(text, '\n');
-  if (lines.empty() || util::trim(lines[0]) != util::join(ops_status_columns(), ",")) {
+  const auto& all = ops_status_columns();
+  // The zl before slurm_state wrote every column but the last.
+  const std::vector<std::string> earlier(all.begin(), all.end() - 1);
+  const auto header = lines.empty() ? std::string() : std::string(util::trim(lines[0]));
+  const size_t width = header == util::join(earlier, ",") ? earlier.size() : all.size();
+  if (header != util::join(all, ",") && width == all.size()) {
     throw Error(fmt::format("{}:1: not an ops_status.csv of this zl (expected the header {}); move it aside to "
                             "start the campaign afresh",
                             path, util::join(ops_status_columns(), ",")));
   }
   for (size_t n = 1; n < lines.size(); ++n) {
     const auto f = csv_split(std::string(util::trim(lines[n])));
-    if (f.size() != ops_status_columns().size()) {
+    if (f.size() != width) {
       throw Error(fmt::format("{}:{}: {} fields where {} belong; repair or remove the line and --resume again", path,
-                              n + 1, f.size(), ops_status_columns().size()));
+                              n + 1, f.size(), width));
     }
     try {
       OpStatus o;
@@ -132,6 +139,8 @@ std::vector<OpStatus> parse_ops_status(const std::string& text, const std::strin
       o.direct_fallbacks = std::stoll(f[11]);
       o.poisoned = std::stoll(f[12]);
       o.replay_fallbacks = std::stoll(f[13]);
+      if (width > 14)
+        o.slurm_state = f[14];
       ops.push_back(std::move(o));
     } catch (const std::logic_error&) {
       throw Error(fmt::format("{}:{}: a number field does not parse; repair or remove the line and --resume again",

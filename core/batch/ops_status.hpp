@@ -24,16 +24,19 @@ struct OpStatus
   long long direct_fallbacks = 0; // BENCHMARK_DIRECT_NO_CUDAGRAPH lines
   long long poisoned = 0;         // BENCHMARK_CAPTURE_POISONED lines
   long long replay_fallbacks = 0; // AUTOTUNE_REPLAY_FALLBACK lines
+  std::string slurm_state;        // its array task's Slurm state (COMPLETED, TIMEOUT, …); empty locally
 };
 
 // The header row, in column order.
 const std::vector<std::string>& ops_status_columns();
 
+// Parses a file written by format_ops_status, or by the zl before slurm_state (its header lacks
+// that last column), so that a campaign of the earlier zl resumes unchanged. Throws Error naming
+// the file and line on a row that does not fit, so --resume never guesses.
+
 // The whole file's text (RFC 4180 quoting where a field needs it).
 std::string format_ops_status(const std::vector<OpStatus>& ops);
 
-// Parses a file written by format_ops_status. Throws Error naming the file and line on a row
-// that does not fit, so --resume never guesses.
 std::vector<OpStatus> parse_ops_status(const std::string& text, const std::string& path);
 
 // The status of a finished `zl run` child from its exit code, rows and whether it timed out.

@@ -76,8 +76,12 @@ int follow(const SlurmSubmit& spec, const Submission& sub, const std::vector<OpS
   int asked = 0;
   Clock::time_point asked_at;
   const auto done_path = slurm_path(spec.out_dir, "final.done");
+  std::set<size_t> started; // tasks whose first record is here
+  // Every 100 ms a look for final.done (one stat), so that zl ends as soon as the final step has
+  // recorded the campaign rather than up to a poll interval later; the tasks' records every
+  // 500 ms; Slurm every 2 s, or every 500 ms while tasks are still starting.
   for (unsigned tick = 0;; ++tick) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
     if ((g_terminate > 0 || (g_interrupts >= 2 && asked > 0)) && !cancelled) {
       progress.note(fmt::format("cancelling the array: scancel {}; the final step records what ran", sub.array_id));
       slurm::cancel({sub.array_id});
@@ -92,8 +96,15 @@ int follow(const SlurmSubmit& spec, const Submission& sub, const std::vector<OpS
       g_interrupts = 0;
       progress.note("going on");
     }
+    const bool done = fs::exists(done_path);
+    if (!done && tick % 5 != 0) {
+      continue;
+    }
     // What the tasks recorded so far: the progress lines.
     for (size_t t = 0; t < sub.tasks; ++t) {
+      if (!started.count(t) && fs::exists(slurm_path(spec.out_dir, fmt::format("task-{}.started", t)))) {
+        started.insert(t);
+      }
       const auto record = slurm_path(spec.out_dir, fmt::format("task-{}.csv", t));
       if (!fs::exists(record)) {
         continue;
@@ -108,10 +119,9 @@ int follow(const SlurmSubmit& spec, const Submission& sub, const std::vector<OpS
         // being rewritten: the next tick reads it
       }
     }
-    // Slurm is asked every 2 s, and once more when the final step is done: a task that ended
-    // without a record here must be reported even when the final step was quick.
-    const bool done = fs::exists(done_path);
-    if (tick % 4 == 0 || done) {
+    // Slurm is asked once more when the final step is done: a task that ended without a record
+    // here must be reported even when the final step was quick.
+    if (done || tick % (started.size() < sub.tasks ? 5 : 20) == 0) {
       const auto tasks = slurm::query(sub.array_id);
       for (const auto& t : tasks) {
         if (!t.task) {
@@ -128,8 +138,9 @@ int follow(const SlurmSubmit& spec, const Submission& sub, const std::vector<OpS
         if (t.state != "PENDING" && !running_since.count(*t.task)) {
           running_since[*t.task] = Clock::now();
         }
-        const bool started = fs::exists(slurm_path(spec.out_dir, fmt::format("task-{}.started", *t.task)));
-        if (!started && running_since.count(*t.task) && t.state != "CANCELLED" &&
+        const bool began =
+            started.count(*t.task) || fs::exists(slurm_path(spec.out_dir, fmt::format("task-{}.started", *t.task)));
+        if (!began && running_since.count(*t.task) && t.state != "CANCELLED" &&
             (slurm::is_final(t.state) || Clock::now() - running_since[*t.task] > k_visibility_grace)) {
           slurm::cancel({sub.array_id, sub.final_id});
           throw Error(fmt::format("task {} of array {} {} on {} but left no record in {}: the node cannot see or "
@@ -184,6 +195,23 @@ size_t default_ops_per_task(size_t ops, std::optional<unsigned> max_concurrent)
 {
   const size_t tasks = max_concurrent ? *max_concurrent : 64;
   return std::max<size_t>(1, (ops + tasks - 1) / tasks);
+}
+
+size_t fit_ops_per_task(size_t ops, std::optional<size_t> requested, size_t by_default, std::optional<size_t> max_array)
+{
+  const size_t limit = max_array ? std::max<size_t>(*max_array, 1) : 0;
+  const size_t least = limit == 0 ? 1 : (ops + limit - 1) / limit; // fewer would need more tasks
+  if (!requested) {
+    return std::max({by_default, least, size_t{1}});
+  }
+  const size_t per = std::max<size_t>(*requested, 1);
+  if (per < least) {
+    throw Error(fmt::format("--ops-per-task {} makes {} array tasks of {} ops, more than this cluster's MaxArraySize "
+                            "{} allows (scontrol show config); give --ops-per-task {} or more, or leave it out and "
+                            "zl picks it; nothing was submitted",
+                            *requested, (ops + per - 1) / per, ops, *max_array, least));
+  }
+  return per;
 }
 
 std::string format_submission(const Submission& s)
@@ -246,7 +274,9 @@ int submit_campaign(const SlurmSubmit& spec, std::vector<OpStatus>& statuses, st
     return 0;
   }
   const auto slices =
-      slice_ops(ordered, spec.ops_per_task.value_or(default_ops_per_task(ordered.size(), spec.options.max_concurrent)));
+      slice_ops(ordered, fit_ops_per_task(ordered.size(), spec.ops_per_task,
+                                          default_ops_per_task(ordered.size(), spec.options.max_concurrent),
+                                          slurm::max_array_size()));
   // What an earlier submission left is kept aside, so that every record in slurm/ is this one's
   // and an op's folder exists only once this submission has started it.
   const auto dir = spec.out_dir + "/" + k_slurm_dir;

@@ -38,6 +38,12 @@ std::vector<std::vector<std::string>> slice_ops(const std::vector<std::string>& 
 // task pays its worker's imports once), else at most 64 tasks.
 size_t default_ops_per_task(size_t ops, std::optional<unsigned> max_concurrent);
 
+// The ops per task that keep the array within the cluster's MaxArraySize (task ids 0..max-1):
+// requested as given when it fits, else an Error naming --ops-per-task before anything is
+// submitted; by_default raised as far as the limit needs. max_array empty: no limit known.
+size_t fit_ops_per_task(size_t ops, std::optional<size_t> requested, size_t by_default,
+                        std::optional<size_t> max_array);
+
 // The jobs of the latest submission, as slurm/jobs records them.
 struct Submission
 {

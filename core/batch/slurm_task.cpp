@@ -138,6 +138,7 @@ int finish_campaign(const std::string& out_dir, results::store::Store& store)
       s = ended[s.op];
     }
     s.status = slurm::op_status(it->second, s.status, started);
+    s.slurm_state = it->second; // its task's: why a failed op failed, as Slurm saw it
     if (started && fs::exists(run_dir + "/run_identity.json")) {
       s.run_dir = run_dir;
       try {

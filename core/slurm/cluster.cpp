@@ -78,6 +78,15 @@ std::vector<TaskState> query(const std::string& array_id)
   return s.rc == 0 ? parse_scontrol(s.out, array_id) : std::vector<TaskState>{};
 }
 
+std::optional<size_t> max_array_size()
+{
+  if (!util::find_program("scontrol")) {
+    return std::nullopt;
+  }
+  const auto c = tool({"scontrol", "show", "config"});
+  return c.rc == 0 ? parse_max_array_size(c.out) : std::nullopt;
+}
+
 std::vector<TaskState> accounting(const std::string& array_id)
 {
   if (!util::find_program("sacct")) {

@@ -5,6 +5,7 @@
 
 #include "slurm/state.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ std::string submit(const std::vector<std::string>& argv);
 // The array's tasks as squeue (then scontrol) sees them; empty once Slurm has forgotten the job
 // (MinJobAge after it ended) or when neither can tell.
 std::vector<TaskState> query(const std::string& array_id);
+
+// The cluster's MaxArraySize (scontrol show config); empty when scontrol is missing or does not say.
+std::optional<size_t> max_array_size();
 
 // The final state of each task from sacct, where the cluster has accounting; empty otherwise.
 std::vector<TaskState> accounting(const std::string& array_id);

@@ -74,6 +74,21 @@ std::vector<TaskState> parse_scontrol(const std::string& text, const std::string
   return out;
 }
 
+std::optional<size_t> parse_max_array_size(const std::string& show_config)
+{
+  for (const auto& line : util::split(show_config, '\n')) {
+    const auto eq = line.find('=');
+    if (eq == std::string::npos || util::trim(line.substr(0, eq)) != "MaxArraySize") {
+      continue;
+    }
+    const auto value = std::string(util::trim(line.substr(eq + 1)));
+    if (!value.empty() && value.size() < 10 && value.find_first_not_of("0123456789") == std::string::npos) {
+      return std::stoul(value);
+    }
+  }
+  return std::nullopt;
+}
+
 bool is_final(const std::string& state)
 {
   return state != "PENDING" && state != "RUNNING" && state != "CONFIGURING" && state != "COMPLETING" &&

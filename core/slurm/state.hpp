@@ -26,6 +26,10 @@ std::vector<TaskState> parse_squeue(const std::string& text, const std::string& 
 // `scontrol -o show job <id>`: one record per line, key=value words.
 std::vector<TaskState> parse_scontrol(const std::string& text, const std::string& array_id);
 
+// MaxArraySize from `scontrol show config` ("MaxArraySize = 1001"): an array's task ids must stay
+// below it. Empty when the text does not say.
+std::optional<size_t> parse_max_array_size(const std::string& show_config);
+
 // Whether the task has ended (a state Slurm no longer changes).
 bool is_final(const std::string& state);
 

@@ -6,6 +6,7 @@ import csv
 import json
 import os
 import shutil
+import signal
 import subprocess
 import time
 
@@ -26,9 +27,10 @@ import pytest
 
 @pytest.mark.slow
 def test_slow():
-    # Runs while the hold file exists (at most two minutes), so a test can cancel it mid-run.
+    # Runs while the hold file exists (at most two minutes), so a test can cancel it mid-run. Not
+    # ZL_*: zl keeps its own variables from the processes it starts (core/run/plan.cpp).
     for _ in range(240):
-        if not os.path.exists(os.environ["ZL_TEST_HOLD"]):
+        if not os.path.exists(os.environ["TEST_HOLD_FILE"]):
             break
         time.sleep(0.5)
 """
@@ -81,6 +83,25 @@ def wait_for(path, seconds=300):
         time.sleep(0.5)
 
 
+def hold_corpus(tmp_path):
+    """The sample corpus plus the op `slow`, which runs while the returned hold file exists."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(CORPUS, corpus, ignore=shutil.ignore_patterns("__pycache__"))
+    (corpus / "benchmark" / "test_slow.py").write_text(HOLD)
+    with open(corpus / "benchmark" / "core_shapes.yaml", "a") as f:
+        f.write("\nslow:\n  shapes:\n    - [8]\n")
+    hold = tmp_path / "hold"
+    hold.write_text("")
+    return corpus, hold
+
+
+def fake_tool(zl, name, script):
+    """A shell script named name in front of Slurm's on the PATH zl runs with."""
+    fake = zl.tmp_path / "smi-bin" / name
+    fake.write_text("#!/bin/sh\n" + script)
+    fake.chmod(0o755)
+
+
 @pytest.fixture
 def szl(zl):
     zl.with_smi("nvidia-smi")
@@ -121,15 +142,9 @@ def test_max_concurrent_one_runs_one_task_at_a_time(szl, tmp_path):
 
 
 def test_scancel_mid_run_then_resume(szl, tmp_path):
-    corpus = tmp_path / "corpus"
-    shutil.copytree(CORPUS, corpus, ignore=shutil.ignore_patterns("__pycache__"))
-    (corpus / "benchmark" / "test_slow.py").write_text(HOLD)
-    with open(corpus / "benchmark" / "core_shapes.yaml", "a") as f:
-        f.write("\nslow:\n  shapes:\n    - [8]\n")
-    hold = tmp_path / "hold"
-    hold.write_text("")
+    corpus, hold = hold_corpus(tmp_path)
     out = tmp_path / "c"
-    env = {"ZL_TEST_HOLD": str(hold)}
+    env = {"TEST_HOLD_FILE": str(hold)}
     batch(szl, corpus, out, "slow,abs", "--executor", "slurm", "--ops-per-task", "1", "--no-wait", rc=0, env=env)
     array = jobs(out)["array"]
     wait_for(out / "slow" / "run_identity.json")
@@ -182,13 +197,83 @@ def test_unknown_partition_is_refused_and_nothing_runs(szl, tmp_path):
 def test_a_folder_the_nodes_cannot_see_is_an_error_and_the_jobs_are_cancelled(szl, tmp_path):
     # An sbatch that submits an array whose task never writes into the campaign folder: what the
     # submit host sees when the nodes mount another filesystem at that path.
-    fake = szl.tmp_path / "smi-bin" / "sbatch"
-    fake.write_text('#!/bin/sh\ncase "$*" in *array.sbatch) exec /usr/bin/sbatch --parsable --array=0-0 '
-                    '--output=/dev/null --wrap "sleep 1" ;; esac\nexec /usr/bin/sbatch "$@"\n')
-    fake.chmod(0o755)
+    fake_tool(szl, "sbatch", 'case "$*" in *array.sbatch) exec /usr/bin/sbatch --parsable --array=0-0 '
+                             '--output=/dev/null --wrap "sleep 1" ;; esac\nexec /usr/bin/sbatch "$@"\n')
     out = tmp_path / "c"
     proc = batch(szl, CORPUS, out, "abs", "--executor", "slurm", rc=2)
     assert "cannot see or write the campaign folder" in proc.stderr, proc.stderr
     final = jobs(out)["final"]
     state = subprocess.run(["squeue", "-h", "-t", "all", "-j", final, "-o", "%T"], capture_output=True, text=True)
     assert state.stdout.strip() in ("", "CANCELLED")
+
+
+def in_squeue(*job_ids):
+    out = subprocess.run(["squeue", "-h", "-j", ",".join(job_ids), "-o", "%i %T"], capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def test_ctrl_c_asks_once_then_a_second_cancels_the_array_and_exits_130(szl, tmp_path):
+    corpus, hold = hold_corpus(tmp_path)
+    out = tmp_path / "c"
+    err = tmp_path / "stderr"
+    with open(err, "w") as e:
+        proc = subprocess.Popen([ZL_BIN, "--backend", "cuda", "batch", "--flaggems", str(corpus), "--ops", "slow",
+                                 "--python", PYTHON, "--timer", "direct", "--out", str(out), "--executor", "slurm"],
+                                env=dict(szl.env, TEST_HOLD_FILE=str(hold)), stdout=subprocess.DEVNULL, stderr=e)
+    try:
+        wait_for(out / "slow" / "run_identity.json", 120)
+        proc.send_signal(signal.SIGINT)
+        deadline = time.time() + 10
+        while "Ctrl-C again within 10 s" not in err.read_text():
+            assert time.time() < deadline, err.read_text()
+            time.sleep(0.2)
+        # The first Ctrl-C only asks: zl goes on following and the task goes on running.
+        time.sleep(1.5)
+        assert proc.poll() is None, err.read_text()
+        assert "RUNNING" in in_squeue(jobs(out)["array"])
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=90) == 130, err.read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        hold.unlink()
+    text = err.read_text()
+    assert "cancelling the array: scancel" in text
+    ids = jobs(out)
+    assert in_squeue(ids["array"], ids["final"]) == ""  # nothing left running or pending
+    row = statuses(out)["slow"]
+    assert row["status"] == "interrupted"
+    assert row["slurm_state"] == "CANCELLED"
+
+
+def test_a_task_past_its_time_limit_gives_timeout_with_the_slurm_state(szl, tmp_path):
+    # Slurm's smallest limit is one minute and slurmctld sweeps for overrun jobs every ~30 s
+    # (docs/slurm-local.md): the task gets SIGTERM 60-90 s after it started.
+    corpus, hold = hold_corpus(tmp_path)
+    out = tmp_path / "c"
+    try:
+        batch(szl, corpus, out, "slow", "--executor", "slurm", "--time-per-task", "1", rc=1,
+              env={"TEST_HOLD_FILE": str(hold)}, timeout=200)
+    finally:
+        hold.unlink()
+    row = statuses(out)["slow"]
+    assert row["status"] == "timeout"
+    assert row["slurm_state"] == "TIMEOUT"
+    assert "TIMEOUT" in (out / "slurm" / "tasks.csv").read_text()
+
+
+def test_an_array_over_max_array_size_is_refused_naming_ops_per_task_or_fitted(szl, tmp_path):
+    # A cluster whose MaxArraySize is 3 (task ids 0-2): scontrol says so, the rest is Slurm's.
+    fake_tool(szl, "scontrol", '[ "$*" = "show config" ] && { echo "MaxArraySize            = 3"; exit 0; }\n'
+                               'exec /usr/bin/scontrol "$@"\n')
+    out = tmp_path / "refused"
+    proc = batch(szl, CORPUS, out, OPS, "--executor", "slurm", "--ops-per-task", "1", rc=2)
+    assert "--ops-per-task 1 makes 4 array tasks of 4 ops, more than this cluster's MaxArraySize 3" in proc.stderr
+    assert "give --ops-per-task 2 or more" in proc.stderr
+    assert not (out / "slurm" / "array.sbatch").exists()  # nothing written for Slurm, nothing submitted
+    # Left to zl, the ops per task are chosen so that the array fits.
+    out = tmp_path / "fitted"
+    proc = batch(szl, CORPUS, out, OPS, "--executor", "slurm", rc=0)
+    assert "submitted 4 ops as job array" in proc.stderr and "(2 tasks)" in proc.stderr, proc.stderr
+    assert "#SBATCH --array=0-1\n" in (out / "slurm" / "array.sbatch").read_text()
+    assert all(r["status"] == "ok" for r in statuses(out).values())

@@ -12,7 +12,7 @@ namespace {
 auto fields(const zl::batch::OpStatus& o)
 {
   return std::tie(o.op, o.status, o.exit_code, o.rows, o.backend, o.device_index, o.device_uuid, o.timer, o.level,
-                  o.run_dir, o.direct_fallbacks, o.poisoned, o.replay_fallbacks);
+                  o.run_dir, o.direct_fallbacks, o.poisoned, o.replay_fallbacks, o.slurm_state);
 }
 
 } // namespace

@@ -28,6 +28,24 @@ TEST_CASE("zl::batch::default_ops_per_task")
   CHECK(batch::default_ops_per_task(5, 2u) == 3);
 }
 
+TEST_CASE("zl::batch::fit_ops_per_task: the array stays within MaxArraySize")
+{
+  CHECK(batch::fit_ops_per_task(1000, std::nullopt, 16, std::nullopt) == 16);
+  CHECK(batch::fit_ops_per_task(1000, 1u, 16, 1001u) == 1); // 1,000 tasks: ids 0..999
+  CHECK(batch::fit_ops_per_task(1000, 1u, 16, std::nullopt) == 1);
+  // zl's choice is raised as far as the limit needs: 2,500 ops under 1,001 -> 3 a task, 834 tasks.
+  CHECK(batch::fit_ops_per_task(2500, std::nullopt, 1, 1001u) == 3);
+  CHECK(batch::slice_ops(std::vector<std::string>(2500, "x"), 3).size() <= 1001);
+  CHECK(batch::fit_ops_per_task(10, std::nullopt, 1, 3u) == 4);
+  CHECK(batch::slice_ops(std::vector<std::string>(10, "x"), 4).size() == 3);
+  // The user's choice is kept when it fits and refused, naming the option, when it does not.
+  CHECK(batch::fit_ops_per_task(10, 5u, 1, 3u) == 5);
+  CHECK_THROWS_WITH_AS(batch::fit_ops_per_task(10, 2u, 1, 3u),
+                       doctest::Contains("--ops-per-task 2 makes 5 array tasks of 10 ops, more than this cluster's "
+                                         "MaxArraySize 3 allows (scontrol show config); give --ops-per-task 4 or more"),
+                       Error);
+}
+
 TEST_CASE("zl::batch::parse_submission")
 {
   const batch::Submission s{"12", "13", 4};

@@ -42,6 +42,15 @@ TEST_CASE("zl::slurm::parse_scontrol: one record per task")
   CHECK(slurm::parse_scontrol("", "15").empty());
 }
 
+TEST_CASE("zl::slurm::parse_max_array_size")
+{
+  const std::string config = "Configuration data as of 2026-12-03T09:00:00\nMaxArraySize            = 1001\n"
+                             "MaxJobCount             = 10000\n";
+  CHECK(slurm::parse_max_array_size(config) == std::optional<size_t>(1001));
+  CHECK_FALSE(slurm::parse_max_array_size("MaxJobCount = 10000\n"));
+  CHECK_FALSE(slurm::parse_max_array_size("MaxArraySize = lots\n"));
+}
+
 TEST_CASE("zl::slurm::is_final")
 {
   for (const char* s : {"PENDING", "RUNNING", "COMPLETING", "CONFIGURING", ""}) {
