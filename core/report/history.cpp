@@ -36,7 +36,10 @@ struct Line
   std::vector<std::size_t> regressions;
 };
 
-void write_group(Json& j, std::vector<Campaign*>& campaigns, const results::compare::AbOptions& o, std::size_t* cut)
+// before: the campaign just before the window, if the store has one: the first campaign drawn is
+// compared with it, as every other is with the one before it.
+void write_group(Json& j, std::vector<Campaign*>& campaigns, const Campaign* before,
+                 const results::compare::AbOptions& o, std::size_t* cut)
 {
   auto& w = j.w();
   std::map<Key, Line> lines;
@@ -54,10 +57,11 @@ void write_group(Json& j, std::vector<Campaign*>& campaigns, const results::comp
       line.values.resize(campaigns.size(), results::k_na);
       line.values[c] = median(v);
     }
-    if (c == 0) {
+    const Campaign* previous = c == 0 ? before : campaigns[c - 1];
+    if (previous == nullptr) {
       continue;
     }
-    const auto ab = results::compare::compare(campaigns[c - 1]->runs, campaigns[c]->runs, o);
+    const auto ab = results::compare::compare(previous->runs, campaigns[c]->runs, o);
     for (const auto& p : ab.pairings) {
       if (p.verdict == results::compare::Verdict::slower) {
         lines[{p.op(), p.dtype(), p.shape()}].regressions.push_back(c);
@@ -72,6 +76,14 @@ void write_group(Json& j, std::vector<Campaign*>& campaigns, const results::comp
     w.EndArray();
   }
   w.EndArray();
+  j.key("before"); // [path, started] of the campaign the first is compared with, or null
+  if (before == nullptr) {
+    w.Null();
+  } else {
+    w.StartArray();
+    j.str(shown(before->path, cut)), j.str(before->started);
+    w.EndArray();
+  }
   j.key("charts"); // [op, dtype, [[shape, [values per campaign], [regression campaign indices]], …]]
   w.StartArray();
   for (auto it = lines.begin(); it != lines.end();) {
@@ -149,14 +161,16 @@ void write_history(Json& j, const results::store::Store& store, std::size_t n, c
       return std::tie(x->started, x->path) < std::tie(y->started, y->path);
     });
     const auto total = order.size();
+    const Campaign* before = nullptr;
     if (order.size() > n) {
+      before = order[order.size() - n - 1];
       order.erase(order.begin(), order.end() - static_cast<std::ptrdiff_t>(n));
     }
     w.StartObject();
     j.key("caliber");
     write_caliber(j, infos[key]);
     j.field("campaigns_in_store", total);
-    write_group(j, order, o, cut);
+    write_group(j, order, before, o, cut);
     w.EndObject();
   }
   w.EndArray();
