@@ -34,6 +34,7 @@ struct Line
 {
   std::vector<double> values; // per campaign; NaN where it has none
   std::vector<std::size_t> regressions;
+  std::size_t order = 0; // when first met: sizes are drawn in the order the runs printed them
 };
 
 // before: the campaign just before the window, if the store has one: the first campaign drawn is
@@ -48,7 +49,11 @@ void write_group(Json& j, std::vector<Campaign*>& campaigns, const Campaign* bef
     for (const auto& run : campaigns[c]->runs) {
       for (const auto& r : run.rows) {
         if (r.measured()) {
-          samples[{r.op(), r.dtype(), r.shape}].push_back(r.gems_ms);
+          const Key key{r.op(), r.dtype(), r.shape};
+          samples[key].push_back(r.gems_ms);
+          if (const auto [at, fresh] = lines.try_emplace(key); fresh) {
+            at->second.order = lines.size();
+          }
         }
       }
     }
@@ -91,11 +96,17 @@ void write_group(Json& j, std::vector<Campaign*>& campaigns, const Campaign* bef
     w.StartArray();
     j.str(shown(op, cut)), j.str(shown(dtype, cut));
     w.StartArray();
+    std::vector<std::pair<std::string_view, Line*>> sizes;
     for (; it != lines.end() && std::get<0>(it->first) == op && std::get<1>(it->first) == dtype; ++it) {
-      auto& line = it->second;
+      sizes.emplace_back(std::get<2>(it->first), &it->second);
+    }
+    std::sort(sizes.begin(), sizes.end(),
+              [](const auto& x, const auto& y) { return x.second->order < y.second->order; });
+    for (const auto& [shape, at] : sizes) {
+      auto& line = *at;
       line.values.resize(campaigns.size(), results::k_na);
       w.StartArray();
-      j.str(shown(std::get<2>(it->first), cut));
+      j.str(shown(shape, cut));
       w.StartArray();
       for (const auto v : line.values) {
         j.num(v);

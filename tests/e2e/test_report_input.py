@@ -21,7 +21,8 @@ def data_of(page):
 def history_points(browser, op):
     return browser.execute_script(
         "return window.zlCharts.filter(c => c.$zl.kind === 'history' && c.$zl.op === arguments[0])"
-        ".map(c => ({labels: c.data.labels, data: c.data.datasets.map(d => d.data), spanGaps:"
+        ".map(c => ({labels: c.data.labels, sizes: c.data.datasets.map(d => d.label), data: c.data.datasets.map(d => d.data),"
+        " spanGaps:"
         " c.data.datasets.map(d => d.spanGaps === true || c.options.spanGaps === true)}))", op)
 
 
@@ -47,6 +48,8 @@ def test_history_op_missing_from_a_campaign_and_the_campaign_before_the_window(z
     assert neg["spanGaps"] == [False, False]  # drawn with a gap, never a line across night 2
     (abs_,) = [c for c in charts(browser, "history") if c["op"] == "abs"]
     assert abs_["triangles"] == [1, 1, 1]  # night 3 against night 2
+    # One line per size, in the order the runs printed them (not sorted as text: 64 before 128).
+    assert history_points(browser, "abs")[0]["sizes"] == [f"[torch.Size([{n}])]" for n in (64, 128, 256)]
     assert "compared with the campaign just before it" not in text_of(browser)
 
     # A window of the last two nights: its first (night 3) is compared with night 2, outside it.
