@@ -8,11 +8,14 @@
 #include "results/store/store.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/signals.hpp"
 
 #include <boost/filesystem/operations.hpp>
 #include <fmt/format.h>
 
+#include <csignal>
 #include <iostream>
+#include <sys/stat.h>
 
 namespace zl::cli {
 
@@ -55,7 +58,8 @@ draws them under a banner that names the difference.
 the store (a campaign: the folder of its run folders, a round-N level looked through; in order of
 its first run's start), one line per size. A campaign of another caliber is drawn in a section
 of its own, never on the same line. A point is a regression, drawn as a large vermillion triangle,
-when `zl summary --ab <the campaign before> <this campaign>` calls its pairing slower: the U
+when `zl summary --ab <the campaign before> <this campaign>` calls its pairing slower (the first
+drawn is compared with the campaign just before the window, when the store has one): the U
 test over the rounds of each, so single-round campaigns mark none. A store without runs gives
 a page that says so.
 
@@ -66,13 +70,48 @@ scroll into view, so that a campaign of 700 ops opens quickly. Labels longer tha
 (an op name of megabytes) are shortened, with their length, and the page says how many.
 
 Exit codes: 0 written; 2 usage error, unreadable input, --ab sides whose calibers differ
-without --force, or a file that could not be written (-o's folder missing or read-only).
+without --force, or a file that could not be written (-o's folder missing or read-only, -o a
+folder or a FIFO). The page is written to a temporary file renamed over -o: a reader, or a second
+zl report writing the same file, never sees half a page, and Ctrl-C leaves none behind.
 
 Examples:
   zl report runs/campaign-1 -o campaign-1.html
   zl report --ab base/ new/ -o ab.html
   zl report --db ~/zl-results.sqlite --history 30 -o nightly.html
 )";
+
+// -o must name a file, or nothing yet: the page goes to a temporary file renamed over it (a
+// reader never sees half a page), which a folder refuses and a FIFO or device would not survive.
+void check_output(const std::string& output)
+{
+  struct stat st = {};
+  if (::stat(output.c_str(), &st) != 0) {
+    return; // written anew; a missing folder is reported when the page is written
+  }
+  if (S_ISDIR(st.st_mode)) {
+    throw Error(fmt::format("-o {} is a folder: give the file to write, such as -o {}/report.html", output, output));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    throw Error(fmt::format("-o {} is {}, not a regular file: zl report writes a file (through a temporary file "
+                            "renamed over it, so that no reader sees half a page); give a file's path",
+                            output, S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket"));
+  }
+}
+
+// Writes the page; a SIGINT, SIGTERM or SIGHUP meanwhile is held until the rename is done (no
+// temporary file is left behind, no half page) and then takes its course.
+void write_page(const std::string& output, const std::string& page)
+{
+  int held = 0;
+  {
+    util::SignalForwarding signals;
+    util::write_file_atomic(output, page);
+    held = signals.signal();
+  }
+  if (held != 0) {
+    ::raise(held);
+  }
+}
 
 } // namespace
 
@@ -119,6 +158,7 @@ int cmd_report(Context&, const Args& args)
     throw Error(fmt::format("no results store at {}: --history reads one that zl batch or zl summary --db wrote",
                             (*vm)["db"].as<std::string>()));
   }
+  check_output(output);
   std::unique_ptr<results::store::Store> store;
   if (vm->count("db")) {
     store = std::make_unique<results::store::Store>((*vm)["db"].as<std::string>());
@@ -141,7 +181,7 @@ int cmd_report(Context&, const Args& args)
     const auto result = results::compare::compare(a, b, options);
     page = report::ab_page(result, report::AbSides{paths[0], paths[1], &a, &b, force, options});
   }
-  util::write_file_atomic(output, page);
+  write_page(output, page);
   std::cerr << fmt::format("zl report: wrote {} ({:.1f} MB)\n", output, static_cast<double>(page.size()) / 1e6);
   return k_exit_ok;
 }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_map>
 
@@ -23,6 +24,52 @@ std::string member(const rapidjson::Value& o, const char* key, const char* sub =
     return v.IsObject() && v.HasMember(sub) && v[sub].IsString() ? v[sub].GetString() : "";
   }
   return v.IsString() ? v.GetString() : "";
+}
+
+// A Slurm field as text: zl writes strings (or null), a hand-written identity may hold numbers.
+std::string scalar(const rapidjson::Value& o, const char* key)
+{
+  if (!o.IsObject() || !o.HasMember(key)) {
+    return "";
+  }
+  const auto& v = o[key];
+  if (v.IsString()) {
+    return v.GetString();
+  }
+  if (v.IsInt64()) {
+    return std::to_string(v.GetInt64());
+  }
+  return v.IsUint64() ? std::to_string(v.GetUint64()) : "";
+}
+
+constexpr const char* k_slurm_tasks = "Slurm array tasks";
+
+// A Slurm array's task ids as ranges ("0-499, 501-999 (999 tasks)"): a campaign of 1,000 ops has
+// one per op, a header of a thousand values would bury the rest. Ids that are not numbers are
+// listed as they are.
+std::string task_ranges(const std::set<std::string>& ids)
+{
+  std::vector<long long> numbers;
+  std::vector<std::string> others;
+  for (const auto& id : ids) {
+    const bool digits = !id.empty() && id.size() < 18 && id.find_first_not_of("0123456789") == std::string::npos;
+    digits ? numbers.push_back(std::stoll(id)) : others.push_back(id);
+  }
+  std::sort(numbers.begin(), numbers.end());
+  std::string out;
+  for (std::size_t i = 0; i < numbers.size();) {
+    std::size_t k = i;
+    while (k + 1 < numbers.size() && numbers[k + 1] == numbers[k] + 1) {
+      ++k;
+    }
+    out += (out.empty() ? "" : ", ") + std::to_string(numbers[i]) +
+           (k > i ? "-" + std::to_string(numbers[k]) : std::string());
+    i = k + 1;
+  }
+  for (const auto& o : others) {
+    out += (out.empty() ? "" : ", ") + o;
+  }
+  return fmt::format("{} ({} task{})", out, ids.size(), ids.size() == 1 ? "" : "s");
 }
 
 void add(CaliberInfo& c, const std::string& field, const std::string& value)
@@ -66,6 +113,14 @@ void add_run(CaliberInfo& c, const results::RunInfo& info)
   }
   if (parsed) {
     add(c, "FlagGems commit", member(id, "flaggems_commit"));
+  }
+  // Where a Slurm task ran (zl batch --executor slurm): absent or null elsewhere.
+  if (parsed && id.HasMember("slurm") && id["slurm"].IsObject()) {
+    const auto& slurm = id["slurm"];
+    const auto array = scalar(slurm, "array_job_id");
+    add(c, "Slurm job", array.empty() ? scalar(slurm, "job_id") : array);
+    add(c, k_slurm_tasks, scalar(slurm, "array_task_id"));
+    add(c, "Slurm node", scalar(slurm, "node"));
   }
   add(c, "zl version", info.zl_version.empty() ? results::compare::k_unknown : info.zl_version);
 }
@@ -121,6 +176,13 @@ std::vector<CaliberInfo> group_by_caliber(const std::vector<results::Run>& runs)
     auto& c = out[it->second];
     c.runs.push_back(i);
     add_run(c, runs[i].info);
+  }
+  for (auto& c : out) {
+    for (auto& [name, values] : c.fields) {
+      if (name == k_slurm_tasks) {
+        values = {task_ranges(values)};
+      }
+    }
   }
   return out;
 }

@@ -113,7 +113,11 @@ void write_issues(Json& j, const std::vector<const Run*>& runs, std::size_t* cut
       const Row* row = m.row >= 0 && static_cast<std::size_t>(m.row) < run->rows.size()
                            ? &run->rows[static_cast<std::size_t>(m.row)]
                            : nullptr;
-      issue(m.name, m.op, row, detail, fmt::format("{}:{}", file, m.line));
+      // A marker printed away from its row (a poisoned capture before the test's failure line)
+      // names the row's line too, so that the two are read together.
+      issue(m.name, m.op, row, detail,
+            row != nullptr && row->line != m.line ? fmt::format("{}:{} (its row: line {})", file, m.line, row->line)
+                                                  : fmt::format("{}:{}", file, m.line));
     }
   }
   w.EndArray();

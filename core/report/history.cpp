@@ -34,9 +34,13 @@ struct Line
 {
   std::vector<double> values; // per campaign; NaN where it has none
   std::vector<std::size_t> regressions;
+  std::size_t order = 0; // when first met: sizes are drawn in the order the runs printed them
 };
 
-void write_group(Json& j, std::vector<Campaign*>& campaigns, const results::compare::AbOptions& o, std::size_t* cut)
+// before: the campaign just before the window, if the store has one: the first campaign drawn is
+// compared with it, as every other is with the one before it.
+void write_group(Json& j, std::vector<Campaign*>& campaigns, const Campaign* before,
+                 const results::compare::AbOptions& o, std::size_t* cut)
 {
   auto& w = j.w();
   std::map<Key, Line> lines;
@@ -45,7 +49,11 @@ void write_group(Json& j, std::vector<Campaign*>& campaigns, const results::comp
     for (const auto& run : campaigns[c]->runs) {
       for (const auto& r : run.rows) {
         if (r.measured()) {
-          samples[{r.op(), r.dtype(), r.shape}].push_back(r.gems_ms);
+          const Key key{r.op(), r.dtype(), r.shape};
+          samples[key].push_back(r.gems_ms);
+          if (const auto [at, fresh] = lines.try_emplace(key); fresh) {
+            at->second.order = lines.size();
+          }
         }
       }
     }
@@ -54,10 +62,11 @@ void write_group(Json& j, std::vector<Campaign*>& campaigns, const results::comp
       line.values.resize(campaigns.size(), results::k_na);
       line.values[c] = median(v);
     }
-    if (c == 0) {
+    const Campaign* previous = c == 0 ? before : campaigns[c - 1];
+    if (previous == nullptr) {
       continue;
     }
-    const auto ab = results::compare::compare(campaigns[c - 1]->runs, campaigns[c]->runs, o);
+    const auto ab = results::compare::compare(previous->runs, campaigns[c]->runs, o);
     for (const auto& p : ab.pairings) {
       if (p.verdict == results::compare::Verdict::slower) {
         lines[{p.op(), p.dtype(), p.shape()}].regressions.push_back(c);
@@ -72,6 +81,14 @@ void write_group(Json& j, std::vector<Campaign*>& campaigns, const results::comp
     w.EndArray();
   }
   w.EndArray();
+  j.key("before"); // [path, started] of the campaign the first is compared with, or null
+  if (before == nullptr) {
+    w.Null();
+  } else {
+    w.StartArray();
+    j.str(shown(before->path, cut)), j.str(before->started);
+    w.EndArray();
+  }
   j.key("charts"); // [op, dtype, [[shape, [values per campaign], [regression campaign indices]], …]]
   w.StartArray();
   for (auto it = lines.begin(); it != lines.end();) {
@@ -79,11 +96,17 @@ void write_group(Json& j, std::vector<Campaign*>& campaigns, const results::comp
     w.StartArray();
     j.str(shown(op, cut)), j.str(shown(dtype, cut));
     w.StartArray();
+    std::vector<std::pair<std::string_view, Line*>> sizes;
     for (; it != lines.end() && std::get<0>(it->first) == op && std::get<1>(it->first) == dtype; ++it) {
-      auto& line = it->second;
+      sizes.emplace_back(std::get<2>(it->first), &it->second);
+    }
+    std::sort(sizes.begin(), sizes.end(),
+              [](const auto& x, const auto& y) { return x.second->order < y.second->order; });
+    for (const auto& [shape, at] : sizes) {
+      auto& line = *at;
       line.values.resize(campaigns.size(), results::k_na);
       w.StartArray();
-      j.str(shown(std::get<2>(it->first), cut));
+      j.str(shown(shape, cut));
       w.StartArray();
       for (const auto v : line.values) {
         j.num(v);
@@ -149,14 +172,16 @@ void write_history(Json& j, const results::store::Store& store, std::size_t n, c
       return std::tie(x->started, x->path) < std::tie(y->started, y->path);
     });
     const auto total = order.size();
+    const Campaign* before = nullptr;
     if (order.size() > n) {
+      before = order[order.size() - n - 1];
       order.erase(order.begin(), order.end() - static_cast<std::ptrdiff_t>(n));
     }
     w.StartObject();
     j.key("caliber");
     write_caliber(j, infos[key]);
     j.field("campaigns_in_store", total);
-    write_group(j, order, o, cut);
+    write_group(j, order, before, o, cut);
     w.EndObject();
   }
   w.EndArray();

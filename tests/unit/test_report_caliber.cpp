@@ -51,6 +51,8 @@ TEST_CASE("zl::report::group_by_caliber")
   CHECK(fields["version of torch"] == std::set<std::string>{"2.5.1"});
   CHECK(fields["backend version"] == std::set<std::string>{"12.4"});
   CHECK(fields["zl version"] == std::set<std::string>{"unknown"});
+  CHECK(fields.count("Slurm job") == 0); // not a Slurm run: no Slurm fields
+
   // The executor and pytest's extra arguments are part of the key, as they are of zl summary --ab's.
   runs[2].info.executor = "warm";
   CHECK(group_by_caliber(runs).size() == 3);
@@ -62,4 +64,26 @@ TEST_CASE("zl::report::group_by_caliber")
   REQUIRE_FALSE(d.Parse(j.text().c_str()).HasParseError());
   CHECK(d["runs"].GetUint() == 2);
   CHECK(std::string(d["fields"][0][0].GetString()) == "backend");
+}
+
+TEST_CASE("zl::report::group_by_caliber of Slurm tasks")
+{
+  std::vector<zl::results::Run> runs;
+  const auto log = table("abs", "torch.float16", {{"[torch.Size([64])]", 1.0, 0.5}});
+  for (const auto* task : {"0", "1", "2", "5", "7"}) {
+    runs.push_back(run_of(log));
+    runs.back().info.identity_json = std::string(R"({"slurm":{"job_id":"101","array_job_id":"100","array_task_id":")") +
+                                     task + R"(","node":"gpu-)" + (task[0] < '5' ? "a" : "b") + R"("}})";
+  }
+  runs.push_back(run_of(log)); // a hand-written identity: numbers, nulls, a slurm that is not an object
+  runs.back().info.identity_json = R"({"slurm":{"job_id":7,"array_task_id":null,"node":["x"]}})";
+  runs.push_back(run_of(log));
+  runs.back().info.identity_json = R"({"slurm":"yes","versions":[1],"backend":"cuda","flaggems_commit":3})";
+  const auto groups = group_by_caliber(runs);
+  REQUIRE(groups.size() == 1);
+  std::map<std::string, std::set<std::string>> fields(groups[0].fields.begin(), groups[0].fields.end());
+  CHECK(fields["Slurm job"] == std::set<std::string>{"100", "7"});
+  CHECK(fields["Slurm array tasks"] == std::set<std::string>{"0-2, 5, 7 (5 tasks)"});
+  CHECK(fields["Slurm node"] == std::set<std::string>{"gpu-a", "gpu-b"});
+  CHECK(fields.count("FlagGems commit") == 0);
 }

@@ -59,4 +59,18 @@ TEST_CASE("zl::report::write_history")
   CHECK(line[1][1].GetDouble() == doctest::Approx(1.3));
   REQUIRE(line[2].Size() == 1); // the U test of night-2 against night-3 calls it slower
   CHECK(line[2][0].GetUint() == 1);
+  // The first drawn is compared with the campaign just before the window: night-1.
+  CHECK(std::string(g["before"][0].GetString()) == "/nights/night-1");
+  CHECK(direct["before"].IsNull());
+
+  // The window's first campaign is the slower one: the one before the window tells it.
+  Json last;
+  write_history(last, store, 1, {}, &cut);
+  REQUIRE_FALSE(d.Parse(last.text().c_str()).HasParseError());
+  const auto& one = d["calibers"][1];
+  REQUIRE(one["campaigns"].Size() == 1);
+  CHECK(std::string(one["before"][0].GetString()) == "/nights/night-2");
+  const auto& only = one["charts"][0][2][0];
+  REQUIRE(only[2].Size() == 1);
+  CHECK(only[2][0].GetUint() == 0);
 }

@@ -270,6 +270,7 @@
       sec.append(caliberBlock(c.caliber, `Caliber ${ci + 1} of ${d.calibers.length}`));
       const n = c.campaigns.length;
       sec.append(el('p', {}, `The last ${n} of ${c.campaigns_in_store} campaign${c.campaigns_in_store === 1 ? '' : 's'} of this caliber; a campaign of another caliber is drawn in its own section, never on these lines.`));
+      if (c.before) sec.append(el('p', { class: 'before' }, `#1 is compared with the campaign just before it in the store: ${c.before[0]}${c.before[1] ? ` (started ${c.before[1]})` : ''}.`));
       sec.append(el('ol', { class: 'campaigns' }, ...c.campaigns.map((x) => el('li', {}, `${x[0]} ${x[1] ? `(started ${x[1]})` : ''}`))));
       const labels = c.campaigns.map((x, i) => `#${i + 1}${x[1] ? ' ' + x[1].slice(0, 10) : ''}`);
       for (const [op, dtype, lines] of c.charts) {

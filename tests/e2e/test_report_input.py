@@ -1,0 +1,216 @@
+"""zl report end to end, continued: the history's gaps and its first campaign, the markers and the
+caliber header, and hostile input (identities of the wrong shape, link loops, FIFOs, -o that is
+not a file, concurrent and interrupted writes). The browser tests share test_report's Chromium."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+from conftest import SOURCE_DIR, ZL_BIN
+from test_report import browser, charts, open_page, report, text_of  # noqa: F401 (browser: a fixture)
+from test_summary import side, table, write_run
+
+STEADY = [1.00, 1.01, 0.99, 1.02, 0.98]
+
+
+def data_of(page):
+    return json.loads(page.read_text().split('id="zl-data">')[1].split("</script>")[0])
+
+
+def history_points(browser, op):
+    return browser.execute_script(
+        "return window.zlCharts.filter(c => c.$zl.kind === 'history' && c.$zl.op === arguments[0])"
+        ".map(c => ({labels: c.data.labels, sizes: c.data.datasets.map(d => d.label), data: c.data.datasets.map(d => d.data),"
+        " spanGaps:"
+        " c.data.datasets.map(d => d.spanGaps === true || c.options.spanGaps === true)}))", op)
+
+
+def test_history_op_missing_from_a_campaign_and_the_campaign_before_the_window(zl, tmp_path, browser):
+    db = tmp_path / "store.sqlite"
+    # neg is in nights 1, 3 and 4, not in night 2; abs is 30% slower on night 3.
+    for i, (abs_scale, neg) in enumerate([(1.0, True), (1.0, False), (1.3, True), (1.0, True)]):
+        root = side(tmp_path / f"night-{i + 1}", [x * abs_scale for x in STEADY])
+        if neg:
+            for r, lat in enumerate(STEADY):
+                rows = [(f"[torch.Size([{n}])]", 0.01, lat * n / 32) for n in (64, 128)]
+                write_run(root / f"round-{r + 1}" / "neg", table("neg", "torch.float16", rows), op="neg")
+        zl.run("summary", "--db", str(db), str(root), check_rc=0)
+
+    page = report(zl, "--db", str(db), "--history", "30", out=tmp_path / "history.html")
+    open_page(browser, page, "history-gap")  # no console error: a missing point throws nothing
+    (neg,) = history_points(browser, "neg")
+    assert len(neg["data"]) == 2  # one line per size
+    for line in neg["data"]:
+        # The gap stays where night 2 is: a null, not the next night's value pulled to the left.
+        assert len(line) == 4 and line[1] is None and None not in (line[0], line[2], line[3])
+        assert line[2] == line[3] and line[0] == line[2]
+    assert neg["spanGaps"] == [False, False]  # drawn with a gap, never a line across night 2
+    (abs_,) = [c for c in charts(browser, "history") if c["op"] == "abs"]
+    assert abs_["triangles"] == [1, 1, 1]  # night 3 against night 2
+    # One line per size, in the order the runs printed them (not sorted as text: 64 before 128).
+    assert history_points(browser, "abs")[0]["sizes"] == [f"[torch.Size([{n}])]" for n in (64, 128, 256)]
+    assert "compared with the campaign just before it" not in text_of(browser)
+
+    # A window of the last two nights: its first (night 3) is compared with night 2, outside it.
+    page = report(zl, "--db", str(db), "--history", "2", out=tmp_path / "history-2.html")
+    data = data_of(page)["history"]["calibers"][0]
+    assert data["before"][0] == str(tmp_path / "night-2")
+    open_page(browser, page, "history-window")
+    assert f"#1 is compared with the campaign just before it in the store: {tmp_path / 'night-2'}" in text_of(browser)
+    (abs_,) = [c for c in charts(browser, "history") if c["op"] == "abs"]
+    assert abs_["triangles"] == [1, 1, 1] and abs_["points"] == [2, 2, 2]
+    (neg,) = history_points(browser, "neg")
+    assert [len(line) for line in neg["data"]] == [2, 2]
+
+
+def test_markers_and_fallbacks_are_listed_with_their_rows(zl, tmp_path, browser):
+    log = SOURCE_DIR / "tests/fixtures/flaggems_output/markers.log"
+    page = report(zl, str(log), out=tmp_path / "markers.html")
+    (caliber,) = data_of(page)["campaign"]["calibers"]
+    issues = {(i[0], i[1]): i for i in caliber["issues"]}
+    # [kind, op, dtype, Size Detail, detail, FILE:LINE]
+    fallback = issues[("BENCHMARK_DIRECT_NO_CUDAGRAPH", "dropout")]
+    assert fallback[2:4] == ["torch.float16", "[torch.Size([64, 64])]"] and fallback[5] == f"{log}:12"
+    poisoned = issues[("BENCHMARK_CAPTURE_POISONED", "unique2")]
+    assert "MUSA error: unknown error" in poisoned[4] and poisoned[5] == f"{log}:16 (its row: line 27)"
+    replay = issues[("AUTOTUNE_REPLAY_FALLBACK", "dropout")]
+    assert "kernel=dropout_kernel" in replay[4] and "key=(64, 64)" in replay[4] and replay[5] == f"{log}:6"
+    assert issues[("failed", "unique2")][5] == f"{log}:27"  # the failure the poisoned capture left
+    # rand's BENCHMARK_DIRECT_NO_CUDAGRAPH is cut off inside its JSON string: it matches no row.
+    open_page(browser, page, "campaign-markers")
+    text = text_of(browser)
+    for what in ("BENCHMARK_CAPTURE_POISONED: 1", "AUTOTUNE_REPLAY_FALLBACK: 1", "BENCHMARK_DIRECT_NO_CUDAGRAPH: 1",
+                 "dropout_kernel", "MUSA error: unknown error", f"{log}:16 (its row: line 27)"):
+        assert what in text
+
+
+def identity(path, **fields):
+    doc = json.loads((path / "run_identity.json").read_text())
+    doc.update(fields)
+    (path / "run_identity.json").write_text(json.dumps(doc))
+
+
+def test_caliber_header_devices_executor_and_slurm(zl, tmp_path, browser):
+    campaign = tmp_path / "slurm"
+    for task, op in enumerate(("abs", "neg", "exp")):
+        run = write_run(campaign / op, table(op, "torch.float16", [("[torch.Size([64])]", 1.0, 0.5)]), op=op)
+        identity(run, device={"name": "NVIDIA H200", "uuid": f"GPU-{task}"}, executor={"name": "warm"},
+                 tuner_cache={"mode": "isolated"}, flaggems_commit="abc123",
+                 slurm={"job_id": "4242", "array_job_id": "4241", "array_task_id": str(task), "node": f"gpu-{task % 2}",
+                        "job_gpus": "0", "cuda_visible_devices": "0"})
+    page = report(zl, str(campaign), out=tmp_path / "slurm.html")
+    open_page(browser, page, "campaign-slurm")
+    text = text_of(browser)
+    for what in ("NVIDIA H200 (GPU-0) | NVIDIA H200 (GPU-1) | NVIDIA H200 (GPU-2)", "tuner cache\nisolated",
+                 "executor\nwarm", "Slurm job\n4241", "Slurm array tasks\n0-2 (3 tasks)", "Slurm node\ngpu-0 | gpu-1",
+                 "FlagGems commit\nabc123"):
+        assert what in text
+
+
+def test_identities_of_the_wrong_shape(zl, tmp_path, browser):
+    campaign = tmp_path / "odd"
+    shapes = [
+        {},
+        {"backend": 3, "timer": "graph", "device": [1], "executor": "warm", "slurm": 5, "versions": "x",
+         "pytest_extra_args": {"a": 1}, "started_at": 7, "duration_s": "x", "node": None, "tuner_cache": [],
+         "level": {"x": 1}, "mode": 2, "flaggems_commit": 4, "zl_version": None, "status": 1},
+        {"slurm": {"job_id": 7, "array_task_id": None, "node": ["x"]}, "versions": {"torch": 2, "fmt": None},
+         "device": {"name": 1, "uuid": None}, "executor": {"name": []}, "backend": {"name": None, "version": 12}},
+        [],
+        "not json {",
+    ]
+    for i, doc in enumerate(shapes):
+        op = f"op{i}"
+        run = write_run(campaign / op, table(op, "torch.float16", [("[torch.Size([64])]", 1.0, 0.5)]), op=op)
+        (run / "run_identity.json").write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    proc = zl.run("report", str(campaign), "-o", str(tmp_path / "odd.html"), check_rc=0)
+    assert "wrote" in proc.stderr
+    open_page(browser, tmp_path / "odd.html", "campaign-odd-identities")
+    assert sum(len(c["labels"]) for c in charts(browser, "speedup")) == len(shapes)
+    db = tmp_path / "odd.sqlite"
+    zl.run("summary", "--db", str(db), str(campaign), check_rc=0)
+    report(zl, "--db", str(db), "--history", "3", out=tmp_path / "odd-history.html")
+
+
+def test_link_loops_and_fifos_as_input(zl, tmp_path):
+    campaign = tmp_path / "campaign"
+    write_run(campaign / "abs", table("abs", "torch.float16", [("[torch.Size([64])]", 1.0, 0.5)]))
+    (campaign / "loop").symlink_to(campaign)  # a link back into the campaign: not followed
+    (campaign / "abs" / "again").symlink_to(campaign)
+    page = report(zl, str(campaign), out=tmp_path / "loop.html")
+    assert len(data_of(page)["campaign"]["calibers"][0]["groups"]) == 1
+
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    proc = zl.run("report", str(tmp_path / "a"), "-o", str(tmp_path / "a.html"), check_rc=2)
+    assert str(tmp_path / "a") in proc.stderr and not (tmp_path / "a.html").exists()
+
+    fifo = tmp_path / "log.fifo"
+    os.mkfifo(fifo)
+    # No writer: zl does not wait for one (it reads what is there: nothing), and says so.
+    proc = zl.run("report", str(fifo), "-o", str(tmp_path / "fifo.html"), check_rc=2)
+    assert f"no FlagGems table or record log found in {fifo}" in proc.stderr
+    assert not (tmp_path / "fifo.html").exists()
+    # A writer waiting on it (as `zl report <(…)` has): read as a stream, as it is given.
+    log = SOURCE_DIR / "tests/fixtures/flaggems_output/markers.log"
+    writer = subprocess.Popen(["/bin/sh", "-c", 'exec cat "$0" > "$1"', str(log), str(fifo)])
+    time.sleep(0.5)  # the writer is then blocked in open() until zl opens the other end
+    page = report(zl, str(fifo), out=tmp_path / "fifo.html")
+    assert writer.wait(timeout=30) == 0
+    assert {g[0] for g in data_of(page)["campaign"]["calibers"][0]["groups"]} == {"dropout", "rand", "unique2"}
+
+
+def test_output_that_is_not_a_file(zl, tmp_path):
+    log = str(SOURCE_DIR / "tests/fixtures/flaggems_output/markers.log")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    proc = zl.run("report", log, "-o", str(folder), check_rc=2)
+    assert f"-o {folder} is a folder" in proc.stderr and list(folder.iterdir()) == []
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    proc = zl.run("report", log, "-o", str(fifo), check_rc=2)
+    assert f"-o {fifo} is a FIFO, not a regular file" in proc.stderr
+    assert os.path.exists(fifo) and not os.path.isfile(fifo)  # still the FIFO: never replaced by a file
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "out.fifo"]  # no temporary file left
+
+
+def big_campaign(root, ops=300):
+    for k in range(ops):
+        rows = [(f"[torch.Size([{n}, {k + 1}])]", 0.01 * n, 0.009 * n) for n in (64, 128, 256, 512)]
+        write_run(root / f"op{k}", table(f"op{k}", "torch.float16", rows), op=f"op{k}")
+    return root
+
+
+def complete(path):
+    text = path.read_text()
+    return text.startswith("<!DOCTYPE html>") and text.endswith("</html>\n")
+
+
+def test_concurrent_and_interrupted_writes(zl, tmp_path):
+    campaign = big_campaign(tmp_path / "campaign")
+    out = tmp_path / "out" / "report.html"
+    out.parent.mkdir()
+    command = [ZL_BIN, "report", str(campaign), "-o", str(out)]
+    procs = [subprocess.Popen(command, env=zl.env, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for p in procs:
+        assert p.wait(timeout=60) == 0, p.stderr.read()
+    assert complete(out) and os.listdir(out.parent) == ["report.html"]
+
+    # SIGINT at moments spread over a run: the page is whole or absent, and no temporary file stays.
+    start = time.monotonic()
+    subprocess.run(command, env=zl.env, capture_output=True, check=True)
+    took = time.monotonic() - start
+    for k in range(12):
+        out.unlink(missing_ok=True)
+        proc = subprocess.Popen(command, env=zl.env, stderr=subprocess.DEVNULL)
+        time.sleep(took * (0.4 + k * 0.06))
+        proc.send_signal(signal.SIGINT)
+        rc = proc.wait(timeout=60)
+        assert rc in (0, -signal.SIGINT)
+        left = os.listdir(out.parent)
+        assert left in ([], ["report.html"]), left
+        assert rc != 0 or left == ["report.html"]
+        if left:
+            assert complete(out)
+
