@@ -13,6 +13,18 @@ BROKEN_DIR = Path(os.environ.get("ZL_BROKEN_MODULE_DIR", ""))
 FAKE_SMI_BIN = SOURCE_DIR / "tests" / "fixtures" / "fake_smi" / "bin"
 
 
+def corpus_with(root, modules, shapes):
+    """A copy of the sample corpus at root plus benchmark modules {file name: source} and the
+    core_shapes.yaml entries {op: shape}: the corpus with ops that misbehave on purpose."""
+    shutil.copytree(SOURCE_DIR / "corpus", root, ignore=shutil.ignore_patterns("__pycache__"))
+    for name, source in modules.items():
+        (root / "benchmark" / name).write_text(source)
+    with open(root / "benchmark" / "core_shapes.yaml", "a") as f:
+        for op, shape in shapes.items():
+            f.write(f"\n{op}:\n  shapes:\n    - {shape}\n")
+    return root
+
+
 class Zl:
     """Runs zl with a controlled environment: no inherited ZL_* variables, a PATH of our choosing."""
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import SOURCE_DIR, ZL_BIN
+from conftest import SOURCE_DIR, ZL_BIN, corpus_with
 
 CORPUS = SOURCE_DIR / "corpus"
 PYTHON = "/usr/bin/python3"
@@ -85,11 +85,7 @@ def wait_for(path, seconds=300):
 
 def hold_corpus(tmp_path):
     """The sample corpus plus the op `slow`, which runs while the returned hold file exists."""
-    corpus = tmp_path / "corpus"
-    shutil.copytree(CORPUS, corpus, ignore=shutil.ignore_patterns("__pycache__"))
-    (corpus / "benchmark" / "test_slow.py").write_text(HOLD)
-    with open(corpus / "benchmark" / "core_shapes.yaml", "a") as f:
-        f.write("\nslow:\n  shapes:\n    - [8]\n")
+    corpus = corpus_with(tmp_path / "corpus", {"test_slow.py": HOLD}, {"slow": "[8]"})
     hold = tmp_path / "hold"
     hold.write_text("")
     return corpus, hold

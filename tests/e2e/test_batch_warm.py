@@ -4,12 +4,11 @@ import csv
 import json
 import os
 import signal
-import shutil
 import subprocess
 
 import pytest
 
-from conftest import SOURCE_DIR, ZL_BIN
+from conftest import SOURCE_DIR, ZL_BIN, corpus_with
 
 CORPUS = SOURCE_DIR / "corpus"
 PYTHON = "/usr/bin/python3"
@@ -47,12 +46,7 @@ def identity(out, op):
 @pytest.fixture
 def crash_corpus(tmp_path):
     """The sample corpus plus benchmark/test_crash.py: `crash` segfaults, `hang` sleeps."""
-    root = tmp_path / "corpus"
-    shutil.copytree(CORPUS, root, ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "benchmark" / "test_crash.py").write_text(CRASH)
-    with open(root / "benchmark" / "core_shapes.yaml", "a") as f:
-        f.write("\ncrash:\n  shapes:\n    - [8]\nhang:\n  shapes:\n    - [8]\n")
-    return root
+    return corpus_with(tmp_path / "corpus", {"test_crash.py": CRASH}, {"crash": "[8]", "hang": "[8]"})
 
 
 def batch(zl, corpus, out, executor, ops, *extra, rc=None):
