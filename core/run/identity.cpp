@@ -147,7 +147,8 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   j.strings("preloaded", o.executor.preloaded);
   w.EndObject();
   // Under Slurm (a task of `zl batch --executor slurm`, or any job): which job, task and node, and
-  // the allocation as this process saw it; null elsewhere.
+  // the GPUs Slurm allocated; null elsewhere. The visibility mask that allocation set is the
+  // device's inherited_mask, read through the backend's own variable (the core names no vendor).
   auto env = [](const char* name) {
     const char* v = std::getenv(name);
     return std::string(v == nullptr ? "" : v);
@@ -162,7 +163,6 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
       j.nullable("array_task_id", env("SLURM_ARRAY_TASK_ID"));
       j.nullable("node", env("SLURMD_NODENAME"));
       j.nullable("job_gpus", env("SLURM_JOB_GPUS"));
-      j.nullable("cuda_visible_devices", env("CUDA_VISIBLE_DEVICES"));
     });
   }
   j.nullable("record_log", o.record_log);

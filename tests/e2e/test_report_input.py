@@ -98,7 +98,7 @@ def test_caliber_header_devices_executor_and_slurm(zl, tmp_path, browser):
         identity(run, device={"name": "NVIDIA H200", "uuid": f"GPU-{task}"}, executor={"name": "warm"},
                  tuner_cache={"mode": "isolated"}, flaggems_commit="abc123",
                  slurm={"job_id": "4242", "array_job_id": "4241", "array_task_id": str(task), "node": f"gpu-{task % 2}",
-                        "job_gpus": "0", "cuda_visible_devices": "0"})
+                        "job_gpus": "0"})
     page = report(zl, str(campaign), out=tmp_path / "slurm.html")
     open_page(browser, page, "campaign-slurm")
     text = text_of(browser)
