@@ -185,6 +185,40 @@ TEST_CASE("zl::results::store::Store: parallel writers lose nothing")
   sqlite3_finalize(s);
 }
 
+TEST_CASE("zl::results::store::Db::migrate: openers racing on a fresh file all see a store")
+{
+  // CI once saw one of eight `zl summary --db` call a fresh store foreign: it read
+  // user_version 0, another process committed the schema, then it saw tables. Many rounds of
+  // openers that do nothing but open widen that window.
+  TempDir dir;
+  constexpr int k_rounds = 40, k_procs = 8;
+  int failures = 0;
+  for (int round = 0; round < k_rounds; ++round) {
+    const auto db = dir / fmt::format("r{}.sqlite", round);
+    std::vector<pid_t> children;
+    for (int p = 0; p < k_procs; ++p) {
+      const pid_t pid = ::fork();
+      REQUIRE(pid >= 0);
+      if (pid == 0) {
+        try {
+          Store store(db);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "round %d opener %d: %s\n", round, p, e.what());
+          ::_exit(1);
+        }
+        ::_exit(0);
+      }
+      children.push_back(pid);
+    }
+    for (const auto pid : children) {
+      int status = 0;
+      REQUIRE(::waitpid(pid, &status, 0) == pid);
+      failures += WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+    }
+  }
+  CHECK(failures == 0);
+}
+
 TEST_CASE("zl::results::store::Store::ingest: a row whose dtype the log does not say (fuzz_table_parser)")
 {
   // pytest's FAILED line names no dtype: the empty string must be stored as "", never as NULL.

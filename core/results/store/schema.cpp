@@ -242,13 +242,26 @@ void Db::migrate() const
                               m_path, version, schema_version()));
     }
   };
-  const int seen = user_version(*this);
+  // Version and tables are read in one snapshot: between two autocommit reads another process
+  // may commit its migration, and a fresh store would look like a foreign one (seen in CI with
+  // eight parallel `zl summary --db`).
+  int seen = 0;
+  bool foreign = false;
+  exec("BEGIN");
+  try {
+    seen = user_version(*this);
+    foreign = seen == 0 && has_tables();
+  } catch (...) {
+    sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  exec("COMMIT");
   refuse_newer(seen);
   if (seen == schema_version()) {
     check_tables();
     return;
   }
-  if (seen == 0 && has_tables()) {
+  if (foreign) {
     throw not_a_store();
   }
   if (m_read_only) {
@@ -260,6 +273,14 @@ void Db::migrate() const
   // Read again under the write lock: another process may have migrated meanwhile.
   const int version = user_version(*this);
   refuse_newer(version);
+  if (version == schema_version()) {
+    t.commit();
+    check_tables();
+    return;
+  }
+  if (version == 0 && has_tables()) {
+    throw not_a_store();
+  }
   for (const auto& m : k_migrations) {
     if (m.version > version) {
       exec(m.sql);
