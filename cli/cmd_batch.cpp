@@ -66,8 +66,9 @@ constexpr const char* k_usage =
   "final step (--dependency=afterany) that merges the tasks' records into ops_status.csv, ingests\n"
   "the run folders into results.sqlite and prints the summary. Both batch scripts are kept in\n"
   "<out>/slurm/ and can be submitted by hand; --dry-run writes them and submits nothing. zl follows\n"
-  "the jobs (squeue, scontrol; sacct where the cluster keeps accounting) and exits as a local batch\n"
-  "does, unless --no-wait; Ctrl-C asks once, then scancels the array. A task's time limit makes its\n"
+  "the jobs (squeue, scontrol; sacct where the cluster keeps accounting), does the final step's work\n"
+  "itself as soon as the array ends (and cancels the final step) and exits as a local batch does,\n"
+  "unless --no-wait; Ctrl-C asks once, then scancels the array. A task's time limit makes its\n"
   "unfinished op timeout, a node failure or out-of-memory crashed, a cancel interrupted; the Slurm\n"
   "state of each task is in <out>/slurm/tasks.csv. --resume submits only the ops not ok.\n\n"
   "Statuses: ok, failed, preflight_failed, no_rows, timeout, interrupted, crashed; pending for an op\n"
@@ -156,8 +157,7 @@ int cmd_batch(Context& ctx, const Args& args)
     }
     const auto out = batch::normal_path(value("out"));
     if (vm->count("slurm-final")) {
-      results::store::Store store(out + "/results.sqlite");
-      return batch::finish_campaign(out, store);
+      return *batch::finish_campaign(out, true);
     }
     const auto selection = ctx.select_backend();
     return batch::run_task(out, count_option(value("slurm-task"), "--slurm-task", 0), *selection.module,
@@ -288,7 +288,7 @@ int cmd_batch(Context& ctx, const Args& args)
   }
   auto& statuses = campaign.statuses;
   if (!shared) {
-    shared.emplace(spec.out_dir + "/results.sqlite");
+    shared.emplace(spec.out_dir + "/" + batch::k_store_file);
   }
   auto& store = *shared;
   auto expected = [&](const std::string& op) { return store.expected_duration(backend.name(), op); };

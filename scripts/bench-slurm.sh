@@ -53,7 +53,17 @@ makespans() { # label corpus
         --out "$out" --executor "$executor" "${extra[@]}" >/dev/null 2>"$work/err" || true
       e=$(now)
       ok=$(grep -c '^[^,]*,ok,' "$out/ops_status.csv" || true)
-      printf '%s, %-5s round %d: makespan %6.2f s, %s ops ok\n' "$1" "$executor" "$round" "$(echo "$e - $s" | bc)" "$ok"
+      parts=
+      if [ "$executor" = slurm ]; then
+        # Where a Slurm campaign's extra time goes, from its records' times: Slurm's wait before
+        # the first task started, and from the last task's record to the campaign recorded.
+        first=$(stat -c %.Y "$out"/slurm/task-*.started | sort -n | head -1)
+        last=$(stat -c %.Y "$out"/slurm/task-*.csv | sort -n | tail -1)
+        parts=$(printf '; until the first task started %.2f s, last record to recorded %.2f s' \
+          "$(echo "$first - $s" | bc)" "$(echo "$(stat -c %.Y "$out/slurm/final.done") - $last" | bc)")
+      fi
+      printf '%s, %-5s round %d: makespan %6.2f s, %s ops ok%s\n' "$1" "$executor" "$round" "$(echo "$e - $s" | bc)" \
+        "$ok" "$parts"
     done
   done
 }

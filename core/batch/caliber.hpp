@@ -15,6 +15,8 @@
 namespace zl::batch {
 
 inline constexpr const char* k_campaign_file = "campaign.json";
+// The campaign's results store when --db names no other (a Slurm campaign's, always).
+inline constexpr const char* k_store_file = "results.sqlite";
 
 // What the batch command line said; nullopt where an option was not given.
 struct CaliberOptions

@@ -18,7 +18,9 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <sys/stat.h>
 #include <thread>
+#include <tuple>
 
 namespace zl::batch {
 
@@ -76,10 +78,16 @@ int follow(const SlurmSubmit& spec, const Submission& sub, const std::vector<OpS
   int asked = 0;
   Clock::time_point asked_at;
   const auto done_path = slurm_path(spec.out_dir, "final.done");
-  std::set<size_t> started; // tasks whose first record is here
-  // Every 100 ms a look for final.done (one stat), so that zl ends as soon as the final step has
-  // recorded the campaign rather than up to a poll interval later; the tasks' records every
-  // 500 ms; Slurm every 2 s, or every 500 ms while tasks are still starting.
+  std::set<size_t> started;  // tasks whose first record is here
+  std::set<size_t> complete; // tasks whose record has no pending op left
+  std::map<size_t, std::tuple<ino_t, time_t, long>> record_time;
+  bool self_finished = false, self_tried = false;
+  unsigned complete_since = 0; // the tick at which every record was complete
+  // Every 100 ms a look for final.done and at the tasks' records (a stat each), so that zl ends
+  // as soon as the campaign is recorded rather than up to a poll interval later; Slurm every 2 s,
+  // every 500 ms while tasks are still starting, and every tick for a few seconds once every
+  // task has recorded all its ops (the array is about to end: zl then records the campaign
+  // itself, without waiting for Slurm to schedule the final step; scripts/bench-slurm.sh).
   for (unsigned tick = 0;; ++tick) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     if ((g_terminate > 0 || (g_interrupts >= 2 && asked > 0)) && !cancelled) {
@@ -97,35 +105,55 @@ int follow(const SlurmSubmit& spec, const Submission& sub, const std::vector<OpS
       progress.note("going on");
     }
     const bool done = fs::exists(done_path);
-    if (!done && tick % 5 != 0) {
-      continue;
-    }
     // What the tasks recorded so far: the progress lines.
     for (size_t t = 0; t < sub.tasks; ++t) {
       if (!started.count(t) && fs::exists(slurm_path(spec.out_dir, fmt::format("task-{}.started", t)))) {
         started.insert(t);
       }
       const auto record = slurm_path(spec.out_dir, fmt::format("task-{}.csv", t));
-      if (!fs::exists(record)) {
+      struct stat st = {};
+      if (::stat(record.c_str(), &st) != 0) {
         continue;
       }
+      // Written by rename: a new inode or time is a new record.
+      const auto stamp = std::make_tuple(st.st_ino, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+      if (record_time.count(t) && record_time[t] == stamp && !done) {
+        continue;
+      }
+      record_time[t] = stamp;
       try {
-        for (const auto& s : parse_ops_status(util::read_file(record), record)) {
+        const auto recorded = parse_ops_status(util::read_file(record), record);
+        for (const auto& s : recorded) {
           if (s.status != "pending" && shown.insert(s.op).second) {
             progress.finished(s.op, s.status, s.duration_s.value_or(0), s.rows, s.device_index);
           }
+        }
+        if (std::none_of(recorded.begin(), recorded.end(), [](const auto& s) { return s.status == "pending"; })) {
+          complete.insert(t);
         }
       } catch (const Error&) {
         // being rewritten: the next tick reads it
       }
     }
+    const bool all_recorded = complete.size() == sub.tasks;
+    if (all_recorded && complete_since == 0) {
+      complete_since = tick;
+    }
+    const bool array_ending = all_recorded && tick - complete_since < 100;
+    if (!done && !array_ending && tick % 5 != 0) {
+      continue;
+    }
     // Slurm is asked once more when the final step is done: a task that ended without a record
     // here must be reported even when the final step was quick.
-    if (done || tick % (started.size() < sub.tasks ? 5 : 20) == 0) {
+    if (done || array_ending || tick % (started.size() < sub.tasks ? 5 : 20) == 0) {
       const auto tasks = slurm::query(sub.array_id);
+      std::set<size_t> ended;
       for (const auto& t : tasks) {
         if (!t.task) {
           continue;
+        }
+        if (slurm::is_final(t.state)) {
+          ended.insert(*t.task);
         }
         if (last_state[*t.task] != t.state) {
           last_state[*t.task] = t.state;
@@ -151,6 +179,25 @@ int follow(const SlurmSubmit& spec, const Submission& sub, const std::vector<OpS
                                   fmt::format("task-{}.log", *t.task)));
         }
       }
+      const bool array_ended = ended.size() == sub.tasks && std::all_of(tasks.begin(), tasks.end(), [](const auto& t) {
+                                 return slurm::is_final(t.state);
+                               });
+      if (!done && array_ended && !self_tried) {
+        // The final step's work, done here (it would wait for Slurm to schedule it); the final
+        // step is then cancelled. When the final step already holds the campaign's lock, zl
+        // waits for its record as before.
+        self_tried = true;
+        try {
+          if (finish_campaign(spec.out_dir, false)) {
+            self_finished = true;
+            slurm::cancel({sub.final_id});
+            break;
+          }
+        } catch (const Error& e) {
+          progress.note(
+              fmt::format("recording the campaign here failed ({}); the final step {} tries", e.what(), sub.final_id));
+        }
+      }
       if (!done) {
         const auto fin = slurm::query(sub.final_id);
         const bool final_ended =
@@ -172,7 +219,9 @@ int follow(const SlurmSubmit& spec, const Submission& sub, const std::vector<OpS
     progress.refresh(statuses.size() - shown.size());
   }
   const auto merged = parse_ops_status(util::read_file(spec.out_dir + "/ops_status.csv"), spec.out_dir);
-  std::cerr << util::read_file(done_path);
+  if (!self_finished) {
+    std::cerr << util::read_file(done_path);
+  }
   const bool all_ok = std::all_of(merged.begin(), merged.end(), [](const auto& s) { return s.status == "ok"; });
   return cancelled || g_interrupts > 0 ? 130 : all_ok ? 0 : 1;
 }

@@ -22,10 +22,6 @@
 #include <string>
 #include <vector>
 
-namespace zl::results::store {
-class Store;
-}
-
 namespace zl::batch {
 
 inline constexpr const char* k_slurm_dir = "slurm"; // inside the campaign folder
@@ -78,8 +74,11 @@ int submit_campaign(const SlurmSubmit& spec, std::vector<OpStatus>& statuses, st
 // leaves visible. zl: how the warm executor starts a child zl. Returns run_campaign's exit code.
 int run_task(const std::string& out_dir, size_t task, const loader::Module& backend, const exec::ZlCommand& zl);
 
-// The final step: merges the tasks' records and Slurm states into ops_status.csv and the store.
-// Returns the local batch's exit code (0 every op ok, 1 otherwise).
-int finish_campaign(const std::string& out_dir, results::store::Store& store);
+// The final step: merges the tasks' records and Slurm states into ops_status.csv and the
+// campaign's store (<out>/results.sqlite), and writes slurm/final.done. Run by the final job, or
+// by the submitting zl as soon as it sees the array end; whichever holds the campaign's lock
+// records it, the other finds it recorded. Returns the local batch's exit code (0 every op ok, 1
+// otherwise), or nullopt when !wait_for_lock and the other holds the lock.
+std::optional<int> finish_campaign(const std::string& out_dir, bool wait_for_lock);
 
 } // namespace zl::batch

@@ -17,9 +17,13 @@
 #include <boost/filesystem.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <thread>
 
 namespace zl::batch {
 
@@ -88,10 +92,43 @@ int run_task(const std::string& out_dir, size_t task, const loader::Module& back
   return rc;
 }
 
-int finish_campaign(const std::string& out_dir, results::store::Store& store)
+std::optional<int> finish_campaign(const std::string& out_dir, bool wait_for_lock)
 {
-  CampaignLock lock(out_dir, false);
+  const auto done_path = record_path(out_dir, "final.done");
   const auto csv = out_dir + "/ops_status.csv";
+  auto recorded = [&]() -> std::optional<int> {
+    if (!fs::exists(done_path)) {
+      return std::nullopt;
+    }
+    std::cerr << "zl batch: already recorded by the submitting zl: " << util::read_file(done_path);
+    const auto statuses = parse_ops_status(util::read_file(csv), csv);
+    return std::all_of(statuses.begin(), statuses.end(), [](const auto& s) { return s.status == "ok"; }) ? 0 : 1;
+  };
+  if (const auto rc = recorded()) {
+    return rc;
+  }
+  // The two that may record the campaign, the final step and the submitting zl that follows it,
+  // take the campaign's lock; the final step waits for the other (bounded: a lock that is
+  // stale for another reason must still end in its error).
+  std::unique_ptr<CampaignLock> lock;
+  for (int attempt = 0;; ++attempt) {
+    try {
+      lock = std::make_unique<CampaignLock>(out_dir, false);
+      break;
+    } catch (const Error&) {
+      if (!wait_for_lock) {
+        return std::nullopt;
+      }
+      if (attempt == 600) {
+        throw;
+      }
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+  }
+  if (const auto rc = recorded()) {
+    return rc;
+  }
+  results::store::Store store(out_dir + "/" + k_store_file);
   auto statuses = parse_ops_status(util::read_file(csv), csv);
   const auto jobs = record_path(out_dir, "jobs");
   const auto sub = parse_submission(fs::exists(jobs) ? util::read_file(jobs) : "", jobs);
@@ -162,7 +199,7 @@ int finish_campaign(const std::string& out_dir, results::store::Store& store)
   const auto summary = fmt::format("zl batch: {} ops: {} (array {}, {} tasks; Slurm states in {})\n", statuses.size(),
                                    util::join(parts, ", "), sub.array_id, sub.tasks, record_path(out_dir, "tasks.csv"));
   std::cerr << summary;
-  util::write_file_atomic(record_path(out_dir, "final.done"), summary);
+  util::write_file_atomic(done_path, summary);
   return ok == statuses.size() ? 0 : 1;
 }
 

@@ -42,8 +42,17 @@ std::optional<std::string> python_lacks_pytest(const std::string& python)
   }
 }
 
-void check_shape_file(const std::string& flaggems_dir, const std::string& module, const std::string& op,
-                      const std::string& shape_file)
+namespace {
+
+std::string measured_with_defaults(const std::string& op)
+{
+  return fmt::format("FlagGems would measure op '{}' with its class's DEFAULT_SHAPES while the run names this file as "
+                     "the shapes in force",
+                     op);
+}
+
+// The file is a YAML mapping with at least one key.
+void check_mapping(const std::string& shape_file, const std::string& op)
 {
   YAML::Node root;
   try {
@@ -52,21 +61,23 @@ void check_shape_file(const std::string& flaggems_dir, const std::string& module
     throw PreflightError("shape_file", shape_file,
                          fmt::format("the shape file {} is not valid YAML: {}", shape_file, e.what()));
   }
-  const auto defaults = fmt::format("FlagGems would measure op '{}' with its class's DEFAULT_SHAPES while the run "
-                                    "names this file as the shapes in force",
-                                    op);
   if (root.IsNull() || (root.IsMap() && root.size() == 0)) {
-    throw PreflightError("shape_file", shape_file, fmt::format("the shape file {} is empty: {}", shape_file, defaults));
+    throw PreflightError("shape_file", shape_file,
+                         fmt::format("the shape file {} is empty: {}", shape_file, measured_with_defaults(op)));
   }
   if (!root.IsMap()) {
     throw PreflightError("shape_file", shape_file,
                          fmt::format("the shape file {} is not a mapping of keys to {{shapes: [...]}} (it holds a "
                                      "YAML {}): {}",
-                                     shape_file, root.IsSequence() ? "list" : "scalar", defaults));
+                                     shape_file, root.IsSequence() ? "list" : "scalar", measured_with_defaults(op)));
   }
-  shapes::Resolution r;
+}
+
+// Every target the module certainly constructs finds a key with shapes; shape_file: as the user named it.
+void check_resolves(shapes::Resolution r, const std::string& shape_file)
+{
   try {
-    r = shapes::resolve_shapes({flaggems_dir, module, op, shape_file});
+    shapes::look_up_shapes(r);
   } catch (const Error& e) {
     throw PreflightError("shape_file", shape_file, e.what());
   }
@@ -77,14 +88,35 @@ void check_shape_file(const std::string& flaggems_dir, const std::string& module
   std::vector<std::string> problems;
   for (const auto& t : r.targets) {
     if (t.key.empty()) {
-      problems.push_back(fmt::format("no key for op '{}' (tried {})", op, util::join(t.candidates, ", ")));
+      problems.push_back(fmt::format("no key for op '{}' (tried {})", r.op, util::join(t.candidates, ", ")));
     } else if (!t.problem.empty()) {
       problems.push_back(t.problem);
     }
   }
   throw PreflightError("shape_file", shape_file,
-                       fmt::format("the shape file {} does not resolve for {}: {}; {}", shape_file, module,
-                                   util::join(problems, "; "), defaults));
+                       fmt::format("the shape file {} does not resolve for {}: {}; {}", shape_file, r.module,
+                                   util::join(problems, "; "), measured_with_defaults(r.op)));
+}
+
+} // namespace
+
+void check_shape_file(const std::string& flaggems_dir, const std::string& module, const std::string& op,
+                      const std::string& shape_file)
+{
+  check_mapping(shape_file, op);
+  shapes::Resolution r;
+  try {
+    r = shapes::find_targets({flaggems_dir, module, op, shape_file});
+  } catch (const Error& e) {
+    throw PreflightError("shape_file", shape_file, e.what());
+  }
+  check_resolves(std::move(r), shape_file);
+}
+
+void check_shape_file(const shapes::Resolution& found)
+{
+  check_mapping(found.shape_file, found.op);
+  check_resolves(found, found.shape_file);
 }
 
 void check_record_log_name(const std::vector<std::string>& pytest_args)

@@ -2,6 +2,7 @@
 // "unrecognized arguments: --level core" several layers away.
 #pragma once
 
+#include "shapes/shape_resolver.hpp"
 #include "util/error.hpp"
 
 #include <optional>
@@ -53,6 +54,8 @@ void preflight(const PreflightInput& in);
 // the mapping is checked.
 void check_shape_file(const std::string& flaggems_dir, const std::string& module, const std::string& op,
                       const std::string& shape_file);
+// The same against the module's targets already found (shapes::find_targets), for found.shape_file.
+void check_shape_file(const shapes::Resolution& found);
 
 // FlagGems names its record log after every pytest argument; a name over 255 bytes stops the
 // session (ENAMETOOLONG). Throws PreflightError check=record_log.

@@ -161,7 +161,7 @@ YAML::Node lookup_entry(const YAML::Node& root, const std::string& key)
   return entry;
 }
 
-Resolution resolve_shapes(const ResolveInput& in)
+Resolution find_targets(const ResolveInput& in)
 {
   Resolution r;
   r.op = in.op;
@@ -199,7 +199,11 @@ Resolution resolve_shapes(const ResolveInput& in)
     t.certain = false;
     r.targets.push_back(std::move(t));
   }
+  return r;
+}
 
+void look_up_shapes(Resolution& r)
+{
   const auto yaml = load_shape_file(r.shape_file);
   for (auto& t : r.targets) {
     for (const auto& candidate : t.candidates) {
@@ -225,6 +229,12 @@ Resolution resolve_shapes(const ResolveInput& in)
       break;
     }
   }
+}
+
+Resolution resolve_shapes(const ResolveInput& in)
+{
+  auto r = find_targets(in);
+  look_up_shapes(r);
   return r;
 }
 

@@ -57,6 +57,12 @@ struct ResolveInput
 // be read or parsed; a miss is not an error (see complete()).
 Resolution resolve_shapes(const ResolveInput& in);
 
+// resolve_shapes in its two halves, for a caller that tries several shape files against one
+// module: the Python half (the targets and the keys each would try, shape_file named, nothing
+// looked up) and the YAML half (each target's key, entry and shapes from r.shape_file).
+Resolution find_targets(const ResolveInput& in);
+void look_up_shapes(Resolution& r);
+
 // The entry of `key` in the shape file's root, with `<<` merge keys applied (yaml-cpp keeps
 // them as plain keys; PyYAML merges them). Undefined when the key is absent.
 YAML::Node lookup_entry(const YAML::Node& root, const std::string& key);

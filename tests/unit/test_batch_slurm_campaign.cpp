@@ -1,10 +1,16 @@
 #include "batch/slurm_campaign.hpp"
 
+#include "batch/lock.hpp"
+#include "batch/ops_status.hpp"
+#include "temp_dir.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
 
+#include <boost/filesystem.hpp>
 #include <doctest/doctest.h>
 
 using namespace zl;
+namespace fs = boost::filesystem;
 
 TEST_CASE("zl::batch::slice_ops: round robin over the longest-first order")
 {
@@ -54,4 +60,32 @@ TEST_CASE("zl::batch::parse_submission")
   CHECK(back.final_id == "13");
   CHECK(back.tasks == 4);
   CHECK_THROWS_AS(batch::parse_submission("array=12; rm -rf /\n", "jobs"), Error);
+}
+
+TEST_CASE("zl::batch::finish_campaign: the lock decides who records; a recorded campaign is not recorded again")
+{
+  // The final step and the submitting zl may both try (core/batch/slurm_campaign.cpp, follow).
+  test::TempDir dir;
+  const auto out = dir.path();
+  util::make_dirs(out + "/" + batch::k_slurm_dir);
+  std::vector<batch::OpStatus> rows(2);
+  rows[0].op = "abs";
+  rows[0].status = "ok";
+  rows[1].op = "add";
+  rows[1].status = "failed";
+  const auto csv = batch::format_ops_status(rows);
+  util::write_file_atomic(out + "/ops_status.csv", csv);
+  {
+    batch::CampaignLock other(out, false);
+    CHECK_FALSE(batch::finish_campaign(out, false).has_value());
+  }
+  CHECK_FALSE(fs::exists(out + "/results.sqlite")); // nothing was touched
+  // Recorded by the other: its code from ops_status.csv, which stays as it was.
+  util::write_file_atomic(out + "/slurm/final.done", "zl batch: 2 ops: 1 failed, 1 ok\n");
+  CHECK(batch::finish_campaign(out, false) == std::optional<int>(1));
+  CHECK(batch::finish_campaign(out, true) == std::optional<int>(1));
+  CHECK(util::read_file(out + "/ops_status.csv") == csv);
+  rows[1].status = "ok";
+  util::write_file_atomic(out + "/ops_status.csv", batch::format_ops_status(rows));
+  CHECK(batch::finish_campaign(out, false) == std::optional<int>(0));
 }
