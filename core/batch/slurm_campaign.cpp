@@ -369,12 +369,20 @@ int submit_campaign(const SlurmSubmit& spec, std::vector<OpStatus>& statuses, st
                              util::join(slurm::sbatch_argv(final_path, "<array job id>"), " "));
     return 0;
   }
-  sub.array_id = slurm::submit(slurm::sbatch_argv(array_path));
+  try {
+    sub.array_id = slurm::submit(slurm::sbatch_argv(array_path));
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}; nothing was submitted", e.what()), e.exit_code());
+  }
   try {
     sub.final_id = slurm::submit(slurm::sbatch_argv(final_path, sub.array_id));
     util::write_file_atomic(slurm_path(spec.out_dir, "jobs"), format_submission(sub));
-  } catch (...) {
+  } catch (const Error& e) {
     slurm::cancel({sub.array_id, sub.final_id}); // nothing half-submitted is left running
+    throw Error(fmt::format("{}; the array {} that was submitted first is cancelled", e.what(), sub.array_id),
+                e.exit_code());
+  } catch (...) {
+    slurm::cancel({sub.array_id, sub.final_id});
     throw;
   }
   lock.reset(); // the final step takes the campaign's lock to record it

@@ -100,7 +100,8 @@ std::optional<int> finish_campaign(const std::string& out_dir, bool wait_for_loc
     if (!fs::exists(done_path)) {
       return std::nullopt;
     }
-    std::cerr << "zl batch: already recorded by the submitting zl: " << util::read_file(done_path);
+    std::cerr << fmt::format("zl batch: the campaign is already recorded ({}): ", done_path)
+              << util::read_file(done_path);
     const auto statuses = parse_ops_status(util::read_file(csv), csv);
     return std::all_of(statuses.begin(), statuses.end(), [](const auto& s) { return s.status == "ok"; }) ? 0 : 1;
   };

@@ -56,8 +56,10 @@ std::string submit(const std::vector<std::string>& argv)
   const auto o = tool(argv);
   if (o.rc != 0) {
     const auto said = std::string(util::trim(o.err.empty() ? o.out : o.err));
-    throw Error(
-        fmt::format("{} refused the campaign (exit {}): {}", util::join(argv, " "), o.rc, util::printable(said, 400)));
+    throw Error(fmt::format("{} refused the campaign (exit {}): {}; check --partition, --account, --gpus-per-task, "
+                            "--time-per-task and --sbatch-arg against what the cluster offers (sinfo lists the "
+                            "partitions, sacctmgr show associations user=$USER the accounts)",
+                            util::join(argv, " "), o.rc, util::printable(said, 400)));
   }
   return parse_job_id(o.out);
 }

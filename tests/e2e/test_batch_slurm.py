@@ -190,6 +190,40 @@ def test_unknown_partition_is_refused_and_nothing_runs(szl, tmp_path):
     assert "array=\n" in (out / "slurm" / "jobs").read_text()
 
 
+# Slurm's words when an account is refused (UPPMAX's Slurm troubleshooting page quotes them); the
+# one-node CI Slurm has no accounting database, so it cannot refuse an account itself.
+REFUSED = "sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified"
+
+
+def test_an_account_refused_for_the_array_is_an_error_and_nothing_is_submitted(szl, tmp_path):
+    fake_tool(szl, "sbatch", f'echo "{REFUSED}" >&2\nexit 1\n')
+    out = tmp_path / "c"
+    proc = batch(szl, CORPUS, out, "abs", "--executor", "slurm", "--account", "nosuchproject", rc=2)
+    assert REFUSED in proc.stderr and "--account" in proc.stderr and "sacctmgr" in proc.stderr
+    assert "nothing was submitted" in proc.stderr
+    assert "array=\n" in (out / "slurm" / "jobs").read_text()
+
+
+def test_a_refused_final_step_cancels_the_array_already_submitted(szl, tmp_path):
+    # The array is accepted, the final step refused (an account/partition pair the cluster does
+    # not allow for it): the array must not be left to run without anything to record it.
+    fake_tool(szl, "sbatch", f'case "$*" in *final.sbatch) echo "{REFUSED}" >&2; exit 1 ;; esac\n'
+                             'exec /usr/bin/sbatch "$@"\n')
+    corpus, hold = hold_corpus(tmp_path)
+    out = tmp_path / "c"
+    try:
+        proc = batch(szl, corpus, out, "slow", "--executor", "slurm", rc=2, env={"TEST_HOLD_FILE": str(hold)})
+    finally:
+        hold.unlink()
+    assert REFUSED in proc.stderr
+    array = proc.stderr.split("the array ")[1].split()[0]
+    assert "is cancelled" in proc.stderr
+    deadline = time.time() + 30
+    while in_squeue(array):
+        assert time.time() < deadline, in_squeue(array)
+        time.sleep(0.5)
+
+
 def test_a_folder_the_nodes_cannot_see_is_an_error_and_the_jobs_are_cancelled(szl, tmp_path):
     # An sbatch that submits an array whose task never writes into the campaign folder: what the
     # submit host sees when the nodes mount another filesystem at that path.
