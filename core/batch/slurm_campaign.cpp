@@ -91,7 +91,8 @@ int follow(const SlurmSubmit& spec, const Submission& sub, const std::vector<OpS
   for (unsigned tick = 0;; ++tick) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     if ((g_terminate > 0 || (g_interrupts >= 2 && asked > 0)) && !cancelled) {
-      progress.note(fmt::format("cancelling the array: scancel {}; the final step records what ran", sub.array_id));
+      progress.note(
+          fmt::format("cancelling the array: scancel {}; what ran is recorded once it has ended", sub.array_id));
       slurm::cancel({sub.array_id});
       cancelled = true;
     } else if (g_interrupts == 1 && asked == 0) {
