@@ -13,6 +13,8 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <utility>
+#include <vector>
 
 namespace zl::backend_rocm {
 
@@ -43,15 +45,50 @@ std::string line_at(std::string_view text, size_t at)
                          text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
 }
 
+// How deep the tools' JSON may nest: amd-smi and rocm-smi go three or four levels deep. What is
+// deeper is refused here, because what reads a value later (Accept in show(), below) recurses.
+constexpr size_t k_max_depth = 64;
+
+size_t depth_of(const Value& root)
+{
+  size_t deepest = 0;
+  std::vector<std::pair<const Value*, size_t>> todo{{&root, 1}};
+  while (!todo.empty()) {
+    const auto [v, depth] = todo.back();
+    todo.pop_back();
+    deepest = std::max(deepest, depth);
+    if (depth > k_max_depth) {
+      break;
+    }
+    if (v->IsArray()) {
+      for (const auto& e : v->GetArray()) {
+        todo.emplace_back(&e, depth + 1);
+      }
+    } else if (v->IsObject()) {
+      for (const auto& m : v->GetObject()) {
+        todo.emplace_back(&m.value, depth + 1);
+      }
+    }
+  }
+  return deepest;
+}
+
 bool parse_json(std::string_view text, rapidjson::Document& doc, std::string& error)
 {
+  // Iterative (RAPIDJSON_PARSE_DEFAULT_FLAGS, backend_rocm/CMakeLists.txt): a document of 50,000
+  // '[' overflowed the recursive parser's stack (fuzz_amd_smi).
   doc.Parse(text.data(), text.size());
-  if (!doc.HasParseError()) {
-    return true;
+  if (doc.HasParseError()) {
+    error = "invalid JSON at " + line_at(text, doc.GetErrorOffset()) + " (" +
+            rapidjson::GetParseError_En(doc.GetParseError()) + ")";
+    return false;
   }
-  error = "invalid JSON at " + line_at(text, doc.GetErrorOffset()) + " (" +
-          rapidjson::GetParseError_En(doc.GetParseError()) + ")";
-  return false;
+  if (depth_of(doc) > k_max_depth) {
+    error =
+        "JSON nested more than " + std::to_string(k_max_depth) + " levels deep, which no amd-smi or rocm-smi output is";
+    return false;
+  }
+  return true;
 }
 
 // An entry, compact, for a reason that has no line to quote.

@@ -81,6 +81,19 @@ TEST_CASE("zl::backend_rocm::parse_amd_smi")
     const auto r = parse_amd_smi(fx("amd-smi-list-2gpu.json"), "[]");
     CHECK(has(r.error, "amd-smi static has no entry for the listed '{\"gpu\":0,"));
   }
+  SUBCASE("deep nesting is an error, not a stack overflow (fuzz_amd_smi)")
+  {
+    // tests/fuzz/regressions/amd_smi/nested-53000-arrays: 53,294 '[' overflowed RapidJSON's
+    // recursive parser. A million more, and a nesting just within the limit and just past it.
+    const auto found = read_fixture("../fuzz/regressions/amd_smi/nested-53000-arrays");
+    CHECK(has(parse_amd_smi(found, found).error, "amd-smi list: "));
+    const std::string million(1000000, '[');
+    CHECK(has(parse_amd_smi(million, "[]").error, "amd-smi list: invalid JSON"));
+    auto nested = [](size_t n) { return std::string(n, '[') + std::string(n, ']'); };
+    CHECK(has(parse_amd_smi(nested(65), "[]").error, "JSON nested more than 64 levels deep"));
+    CHECK(!has(parse_amd_smi(nested(64), "[]").error, "nested more than"));
+    CHECK(has(parse_rocm_smi(nested(100000)).error, "JSON nested more than 64 levels deep"));
+  }
   SUBCASE("the {\"gpu_data\": [...]} wrapping is accepted")
   {
     const auto r = parse_amd_smi("{\"gpu_data\": [{\"gpu\": 0, \"uuid\": \"u0\"}]}",
