@@ -93,6 +93,8 @@ TEST_CASE("zl::backend_rocm::parse_amd_smi")
     CHECK(has(parse_amd_smi(nested(65), "[]").error, "JSON nested more than 64 levels deep"));
     CHECK(!has(parse_amd_smi(nested(64), "[]").error, "nested more than"));
     CHECK(has(parse_rocm_smi(nested(100000)).error, "JSON nested more than 64 levels deep"));
+    // tests/fuzz/regressions/rocm_smi/nested-arrays: the same in rocm-smi's parser (fuzz_rocm_smi).
+    CHECK(has(parse_rocm_smi(read_fixture("../fuzz/regressions/rocm_smi/nested-arrays")).error, "rocm-smi"));
   }
   SUBCASE("the {\"gpu_data\": [...]} wrapping is accepted")
   {
