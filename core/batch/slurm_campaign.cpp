@@ -17,6 +17,7 @@
 #include <csignal>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sys/stat.h>
 #include <thread>
@@ -82,7 +83,7 @@ int follow(const SlurmSubmit& spec, const Submission& sub, const std::vector<OpS
   std::set<size_t> complete; // tasks whose record has no pending op left
   std::map<size_t, std::tuple<ino_t, time_t, long>> record_time;
   bool self_finished = false, self_tried = false;
-  unsigned complete_since = 0; // the tick at which every record was complete
+  std::optional<unsigned> complete_since; // the tick at which every record was complete
   // Every 100 ms a look for final.done and at the tasks' records (a stat each), so that zl ends
   // as soon as the campaign is recorded rather than up to a poll interval later; Slurm every 2 s,
   // every 500 ms while tasks are still starting, and every tick for a few seconds once every
@@ -137,10 +138,10 @@ int follow(const SlurmSubmit& spec, const Submission& sub, const std::vector<OpS
       }
     }
     const bool all_recorded = complete.size() == sub.tasks;
-    if (all_recorded && complete_since == 0) {
+    if (all_recorded && !complete_since) {
       complete_since = tick;
     }
-    const bool array_ending = all_recorded && tick - complete_since < 100;
+    const bool array_ending = complete_since && tick - *complete_since < 100;
     if (!done && !array_ending && tick % 5 != 0) {
       continue;
     }
