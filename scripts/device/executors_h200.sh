@@ -10,9 +10,13 @@
 #   rounds  two more graph rounds each side, then zl summary --ab of process against warm
 #   direct_rounds  ROUNDS (e.g. "1 2") direct rounds each side, alternating process and warm
 #   ab_direct      zl summary --ab of the direct rounds, process against warm (text and JSON)
-#   plain30 / warm30 / process30  the same at --timer direct over OPS (30 ops); process30 stops
-#                  itself after SEGMENT seconds (SIGINT, as Ctrl-C) and the next call resumes it:
-#                  its makespan is the sum of the ops' durations in ops_status.csv
+#   warmup30       FlagGems' session over OPS with one warm-up and one timed iteration: it fills
+#                  the Triton cache (compiles and autotunes) cheaply, so every measured phase
+#                  after it starts warm
+#   plain30 / warm30 / process30  the same over OPS (30 ops): plain30 at MODE (kernel, or
+#                  cudagraph), warm30 at TIMER (direct, or graph), process30 at --timer direct;
+#                  process30 stops itself after SEGMENT seconds (SIGINT, as Ctrl-C) and the next
+#                  call resumes it: its makespan is the sum of the ops' durations in ops_status.csv
 set -u
 export LD_LIBRARY_PATH=$PWD/.dev/zl/deps
 export PYTHONPATH=$PWD/.dev/flaggems/src:$PWD/.dev/flaggems/pylib
@@ -31,14 +35,16 @@ t() { # label, command...: wall seconds of one command
   local rc=$?
   echo "$label rc=$rc wall=$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}') s" >> $S
 }
-plain() { # mode, label
+plain() { # mode, label, extra pytest arguments...
+  local mode=$1 label=$2
+  shift 2
   local files=() marks=()
   for op in ${OPS//,/ }; do
     files+=(benchmark/test_$op.py)
     marks+=("$op")
   done
   local expr=$(printf ' or %s' "${marks[@]}")
-  (cd $FG && t $2 python3 -m pytest "${files[@]}" -m "${expr:4}" --mode $1 --level core --dtypes float16 -s -q -p no:cacheprovider)
+  (cd $FG && t $label python3 -m pytest "${files[@]}" -m "${expr:4}" --mode $mode --level core --dtypes float16 -s -q -p no:cacheprovider "$@")
 }
 batch() { # executor, timer, label
   rm -rf $R/$3
@@ -91,12 +97,15 @@ ab_direct)
   echo "summary --ab direct rc=$?" >> $S
   $Z summary --ab $R/process_direct $R/warm_direct --force --format json > $OUT/ab_direct.json 2>> $S
   ;;
+warmup30)
+  plain kernel warmup30_kernel --warmup 1 --iter 1
+  ;;
 plain30)
-  plain kernel plain30_kernel
+  plain ${MODE:-kernel} plain30_${MODE:-kernel}
   ;;
 warm30)
-  batch warm direct warm30_direct
-  durations $R/warm30_direct
+  batch warm ${TIMER:-direct} warm30_${TIMER:-direct}
+  durations $R/warm30_${TIMER:-direct}
   ;;
 process30)
   resume=()
