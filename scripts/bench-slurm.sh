@@ -9,7 +9,7 @@
 #    tests/fixtures/heavy_import/zl_heavy_import.py (a 2 s sleep standing in for torch, as in
 #    scripts/bench-executors.sh), preloaded by the warm workers, 2 array tasks against 2 devices.
 # A benchmark, not a test: it prints the figures and exits 0.
-#   scripts/bench-slurm.sh [ZL_BINARY]
+#   [ROUNDS=3] scripts/bench-slurm.sh [ZL_BINARY]   (ROUNDS: makespan rounds per executor)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 zl=${1:-$root/build/bin/zl}
@@ -43,7 +43,7 @@ printf '1,000 ops, 1 op per task: --dry-run %.2f s; submission %.2f s with %d sb
 
 ops=abs,add,mm,sum
 makespans() { # label corpus
-  for round in 1 2 3; do
+  for round in $(seq "${ROUNDS:-3}"); do
     for executor in warm slurm; do
       extra=()
       [ "$executor" = slurm ] && extra=(--max-concurrent 2)

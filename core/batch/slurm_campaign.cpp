@@ -190,7 +190,7 @@ int follow(const SlurmSubmit& spec, const Submission& sub, const std::vector<OpS
         // waits for its record as before.
         self_tried = true;
         try {
-          if (finish_campaign(spec.out_dir, false)) {
+          if (finish_campaign(spec.out_dir, false, tasks)) {
             self_finished = true;
             slurm::cancel({sub.final_id});
             break;

@@ -15,6 +15,7 @@
 #include "exec/invocation.hpp"
 #include "loader/module.hpp"
 #include "slurm/script.hpp"
+#include "slurm/state.hpp"
 
 #include <functional>
 #include <memory>
@@ -78,7 +79,10 @@ int run_task(const std::string& out_dir, size_t task, const loader::Module& back
 // campaign's store (<out>/results.sqlite), and writes slurm/final.done. Run by the final job, or
 // by the submitting zl as soon as it sees the array end; whichever holds the campaign's lock
 // records it, the other finds it recorded. Returns the local batch's exit code (0 every op ok, 1
-// otherwise), or nullopt when !wait_for_lock and the other holds the lock.
-std::optional<int> finish_campaign(const std::string& out_dir, bool wait_for_lock);
+// otherwise), or nullopt when !wait_for_lock and the other holds the lock. seen: the array's
+// tasks as the caller has just read them (squeue); when every task COMPLETED, sacct could add
+// nothing and is not asked (its round trips are most of a small campaign's recording time).
+std::optional<int> finish_campaign(const std::string& out_dir, bool wait_for_lock,
+                                   const std::vector<slurm::TaskState>& seen = {});
 
 } // namespace zl::batch

@@ -92,7 +92,8 @@ int run_task(const std::string& out_dir, size_t task, const loader::Module& back
   return rc;
 }
 
-std::optional<int> finish_campaign(const std::string& out_dir, bool wait_for_lock)
+std::optional<int> finish_campaign(const std::string& out_dir, bool wait_for_lock,
+                                   const std::vector<slurm::TaskState>& seen)
 {
   const auto done_path = record_path(out_dir, "final.done");
   const auto csv = out_dir + "/ops_status.csv";
@@ -136,7 +137,9 @@ std::optional<int> finish_campaign(const std::string& out_dir, bool wait_for_loc
   // Slurm's word on each task: sacct where the cluster keeps accounting, else squeue/scontrol
   // (the final step runs right after the array, well within MinJobAge).
   std::map<size_t, slurm::TaskState> states;
-  auto known = sub.array_id.empty() ? std::vector<slurm::TaskState>{} : slurm::accounting(sub.array_id);
+  const bool all_completed =
+      !seen.empty() && std::all_of(seen.begin(), seen.end(), [](const auto& t) { return t.state == "COMPLETED"; });
+  auto known = all_completed || sub.array_id.empty() ? seen : slurm::accounting(sub.array_id);
   if (known.empty() && !sub.array_id.empty()) {
     known = slurm::query(sub.array_id);
   }

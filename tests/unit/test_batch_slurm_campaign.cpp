@@ -89,3 +89,52 @@ TEST_CASE("zl::batch::finish_campaign: the lock decides who records; a recorded 
   util::write_file_atomic(out + "/ops_status.csv", batch::format_ops_status(rows));
   CHECK(batch::finish_campaign(out, false) == std::optional<int>(0));
 }
+
+TEST_CASE("zl::batch::finish_campaign: Slurm is asked again unless the caller saw every task COMPLETED")
+{
+  // The follower hands over the states its last squeue read; sacct is only worth its round
+  // trips when a task did not complete. Slurm's tools here are scripts that leave a mark.
+  test::TempDir dir;
+  const auto out = dir.path() + "/campaign";
+  const auto bin = dir.path() + "/bin";
+  util::make_dirs(out + "/" + batch::k_slurm_dir);
+  util::make_dirs(bin);
+  for (const std::string tool : {"sacct", "squeue"}) {
+    util::write_file_atomic(bin + "/" + tool, "#!/bin/sh\necho " + tool + " >> " + dir.path() + "/asked\n");
+    fs::permissions(bin + "/" + tool, fs::perms::owner_all);
+  }
+  const std::string old_path = std::getenv("PATH");
+  ::setenv("PATH", (bin + ":" + old_path).c_str(), 1);
+  std::vector<batch::OpStatus> rows(1);
+  rows[0].op = "abs";
+  rows[0].status = "pending";
+  util::write_file_atomic(out + "/ops_status.csv", batch::format_ops_status(rows));
+  util::write_file_atomic(out + "/slurm/jobs", batch::format_submission({"12", "13", 1}));
+  util::write_file_atomic(out + "/slurm/task-0.ops", "abs\n");
+  rows[0].status = "ok";
+  util::write_file_atomic(out + "/slurm/task-0.csv", batch::format_ops_status(rows));
+  slurm::TaskState seen{0, "COMPLETED", "None", "vm"};
+
+  SUBCASE("every task COMPLETED: the states seen are recorded, nothing asked")
+  {
+    CHECK(batch::finish_campaign(out, false, {seen}) == std::optional<int>(0));
+    CHECK_FALSE(fs::exists(dir.path() + "/asked"));
+    CHECK(util::read_file(out + "/slurm/tasks.csv") == "task,slurm_state,reason,node,ops\n0,COMPLETED,None,vm,abs\n");
+    const auto statuses = batch::parse_ops_status(util::read_file(out + "/ops_status.csv"), "ops_status.csv");
+    REQUIRE(statuses.size() == 1);
+    CHECK(statuses[0].status == "ok");
+    CHECK(statuses[0].slurm_state == "COMPLETED");
+  }
+  SUBCASE("a task that did not complete: sacct, then squeue, are asked")
+  {
+    seen.state = "FAILED";
+    CHECK(batch::finish_campaign(out, false, {seen}).has_value());
+    CHECK(util::read_file(dir.path() + "/asked") == "sacct\nsqueue\n");
+  }
+  SUBCASE("nothing seen (the final step): sacct, then squeue, are asked")
+  {
+    CHECK(batch::finish_campaign(out, false).has_value());
+    CHECK(util::read_file(dir.path() + "/asked") == "sacct\nsqueue\n");
+  }
+  ::setenv("PATH", old_path.c_str(), 1);
+}
