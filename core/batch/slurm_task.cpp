@@ -134,8 +134,9 @@ std::optional<int> finish_campaign(const std::string& out_dir, bool wait_for_loc
   auto statuses = parse_ops_status(util::read_file(csv), csv);
   const auto jobs = record_path(out_dir, "jobs");
   const auto sub = parse_submission(fs::exists(jobs) ? util::read_file(jobs) : "", jobs);
-  // Slurm's word on each task: sacct where the cluster keeps accounting, else squeue/scontrol
-  // (the final step runs right after the array, well within MinJobAge).
+  // Slurm's word on each task: what the follower just saw when every task COMPLETED, else sacct
+  // where the cluster keeps accounting, else squeue/scontrol (the final step runs right after
+  // the array, well within MinJobAge).
   std::map<size_t, slurm::TaskState> states;
   const bool all_completed =
       !seen.empty() && std::all_of(seen.begin(), seen.end(), [](const auto& t) { return t.state == "COMPLETED"; });
