@@ -77,8 +77,9 @@ GresTypes=gpu
 ReturnToService=2
 MailProg=/bin/true
 # Batch jobs (arrays too) are never started inside sbatch's request; slurmctld's background loop
-# (about once a second) runs the scheduler, by default no sooner than 3 s after its last pass.
-# 0 lets the next loop pass start them: 0.2-0.4 s after submission instead of about 1 s.
+# (about once a second) runs the scheduler, by default no sooner than 3 s after its last pass:
+# an array submitted just after another job started waited 3.0 s, with 0 1.0 s (the tests submit
+# campaign after campaign; docs/slurm-local.md, "When a batch job starts").
 SchedulerParameters=batch_sched_delay=0
 NodeName=$host CPUs=$cpus RealMemory=2000 Gres=gpu:2 State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
