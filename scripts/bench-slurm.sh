@@ -8,6 +8,8 @@
 # 3. the same where import time matters: the corpus's benchmark package imports
 #    tests/fixtures/heavy_import/zl_heavy_import.py (a 2 s sleep standing in for torch, as in
 #    scripts/bench-executors.sh), preloaded by the warm workers, 2 array tasks against 2 devices.
+# 4. Slurm alone: how long an array of two waits when it is submitted as soon as another job has
+#    started (the scheduler has just run), which batch_sched_delay decides (docs/slurm-local.md).
 # A benchmark, not a test: it prints the figures and exits 0.
 #   [ROUNDS=3] scripts/bench-slurm.sh [ZL_BINARY]   (ROUNDS: makespan rounds per executor)
 set -euo pipefail
@@ -73,3 +75,18 @@ find "$work/heavy" -name __pycache__ -prune -exec rm -rf {} +
 printf 'import zl_heavy_import  # noqa: F401  (stands in for torch)\n' >> "$work/heavy/benchmark/__init__.py"
 export PYTHONPATH="$root/tests/fixtures/heavy_import${PYTHONPATH:+:$PYTHONPATH}" ZL_WARM_PRELOAD=zl_heavy_import
 makespans "heavy import" "$work/heavy"
+
+# 4. Back to back: job A, then, once A runs, an array B of two; B's wait from submit to both started.
+waits=()
+for round in $(seq "${ROUNDS:-3}"); do
+  rm -f "$work"/a "$work"/b0 "$work"/b1
+  sbatch --parsable -o /dev/null --wrap "date +%s.%N > $work/a" >/dev/null
+  while [ ! -s "$work/a" ]; do sleep 0.01; done
+  s=$(now)
+  sbatch --parsable -o /dev/null --array=0-1 --wrap "date +%s.%N > $work/b\$SLURM_ARRAY_TASK_ID" >/dev/null
+  while [ ! -s "$work/b0" ] || [ ! -s "$work/b1" ]; do sleep 0.01; done
+  waits+=("$(printf '%.2f' "$(echo "$(sort -n "$work/b0" "$work/b1" | tail -1) - $s" | bc)")")
+  sleep 4 # the next A is submitted long after this pass
+done
+printf 'an array submitted just after another job started (%s): waited %s s\n' \
+  "$(scontrol show config | sed -n 's/^SchedulerParameters *= *//p')" "${waits[*]}"
