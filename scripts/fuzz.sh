@@ -91,10 +91,13 @@ if [ ${#targets[@]} -eq 0 ]; then
   for t in "$build"/bin/fuzz_*; do targets+=("$(basename "$t" | sed 's/^fuzz_//')"); done
 fi
 
-# The targets' scratch folders (tests/fuzz/fuzz_util.hpp) go under build-fuzz, removed each time.
-export TMPDIR=$build/fuzz-tmp
-rm -rf "$TMPDIR"
-mkdir -p "$TMPDIR"
+# The targets' scratch folders (tests/fuzz/fuzz_util.hpp), in one folder removed at the end.
+# They go on /dev/shm where it is writable: on a disk, SQLite's syncs made fuzz_store 5-7x slower
+# (1,258-1,763 runs in 13 s against 8,952-9,154). FUZZ_TMPDIR names another place.
+scratch=${FUZZ_TMPDIR:-$([ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo "$build")}
+export TMPDIR
+TMPDIR=$(mktemp -d "$scratch/zl-fuzz-tmp.XXXXXX")
+trap 'rm -rf "$TMPDIR"' EXIT
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # fuzz TARGET: runs it; its log in build-fuzz/fuzz-logs/TARGET.log, its summary on stdout.
