@@ -129,6 +129,9 @@ def test_campaign_view_of_a_real_campaign(zl, tmp_path, browser):
     fallbacks = browser.find_elements("css selector", "details.fallback")
     assert len(fallbacks) == 1 + len({g["op"] for g in measured}) and not fallbacks[0].get_attribute("open")
     fallbacks[0].find_element("tag name", "summary").click()
+    # The toggle event that builds it is queued as a task after the click, so it is waited for.
+    from selenium.webdriver.support.ui import WebDriverWait
+    WebDriverWait(browser, 10).until(lambda d: fallbacks[0].find_elements("css selector", "tbody tr"))
     assert len(fallbacks[0].find_elements("css selector", "tbody tr")) == len(summary["groups"])
 
 
