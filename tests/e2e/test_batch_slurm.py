@@ -125,6 +125,8 @@ def test_slurm_campaign_equals_a_local_one_each_task_on_its_gpu(szl, tmp_path):
     assert (out / "results.sqlite").exists()
     assert (out / "slurm" / "array.sbatch").read_text().count("#SBATCH --array=0-1\n") == 1
     assert "COMPLETED" in (out / "slurm" / "tasks.csv").read_text()
+    # Each task's last record, which the follower waits for before it asks Slurm again.
+    assert [(out / "slurm" / f"task-{t}.exit").read_text() for t in (0, 1)] == ["exit=0\n"] * 2
 
 
 def test_max_concurrent_one_runs_one_task_at_a_time(szl, tmp_path):
