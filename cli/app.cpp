@@ -224,6 +224,15 @@ loader::Selection Context::select_backend()
   return selection;
 }
 
+std::vector<std::string> command_names()
+{
+  std::vector<std::string> names;
+  for (const auto& c : k_commands) {
+    names.emplace_back(c.name);
+  }
+  return names;
+}
+
 int main(int argc, char** argv)
 {
   // Before anything opens a file: a closed 0, 1 or 2 would make it zl's standard stream.

@@ -39,6 +39,10 @@ int cmd_receipt(Context& ctx, const Args& args);
 int cmd_batch(Context& ctx, const Args& args);
 int cmd_ab(Context& ctx, const Args& args);
 
+// The subcommands' names, in the order --help lists them (for tests/fuzz/fuzz_cli.cpp, which
+// must know every command that writes files).
+std::vector<std::string> command_names();
+
 int main(int argc, char** argv);
 
 } // namespace zl::cli

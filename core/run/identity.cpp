@@ -133,7 +133,7 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   j.key("versions");
   rapidjson::Document versions;
   if (!versions_json.empty() && !versions.Parse(versions_json.c_str()).HasParseError() && versions.IsObject()) {
-    versions.Accept(w);
+    j.copy(versions, "the versions the Python probe printed");
   } else {
     w.Null();
   }

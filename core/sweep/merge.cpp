@@ -2,6 +2,7 @@
 
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/json.hpp"
 
 #include <boost/filesystem.hpp>
 #include <fmt/format.h>
@@ -22,20 +23,20 @@ using rapidjson::Value;
 
 namespace {
 
-std::string compact(const Value& v)
+std::string compact(const Value& v, const std::string& what)
 {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  v.Accept(w);
+  util::write_value(v, w, what);
   return std::string(buf.GetString(), buf.GetSize());
 }
 
-std::string pretty(const Value& v)
+std::string pretty(const Value& v, const std::string& what)
 {
   rapidjson::StringBuffer buf;
   rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buf);
   w.SetIndent(' ', 2);
-  v.Accept(w);
+  util::write_value(v, w, what);
   return std::string(buf.GetString(), buf.GetSize()) + "\n";
 }
 
@@ -108,8 +109,8 @@ Merged merge_records(const std::vector<ShardRecords>& shards, const std::string&
         if (!entry.IsObject() || !entry.HasMember("key") || !entry.HasMember("config")) {
           throw Error(fmt::format("{}: an entry of kernel {} has no key or config", path, id));
         }
-        const auto key = compact(entry["key"]);
-        const auto config = compact(entry["config"]);
+        const auto key = compact(entry["key"], path);
+        const auto config = compact(entry["config"], path);
         const auto seen = kernel.by_key.find(key);
         if (seen != kernel.by_key.end()) {
           if (seen->second.second != config) {
@@ -133,7 +134,7 @@ Merged merge_records(const std::vector<ShardRecords>& shards, const std::string&
     Value doc(kernel.header, a);
     const auto count = kernel.entries.Size();
     doc.AddMember("entries", kernel.entries, a);
-    merged.files.emplace_back(kernel.file, pretty(doc));
+    merged.files.emplace_back(kernel.file, pretty(doc, fmt::format("kernel {} of the shards", id)));
     Value info(rapidjson::kObjectType);
     info.AddMember("file", str(kernel.file, a), a);
     info.AddMember("keys", count, a);
@@ -155,7 +156,7 @@ Merged merge_records(const std::vector<ShardRecords>& shards, const std::string&
   summary.AddMember("configs_benchmarked", static_cast<int64_t>(benchmarked), a);
   out.AddMember("summary", summary, a);
   out.AddMember("sweep", Value(sweep, a), a);
-  merged.files.emplace_back("manifest.json", pretty(out));
+  merged.files.emplace_back("manifest.json", pretty(out, "the sweep's manifest"));
   return merged;
 }
 

@@ -4,19 +4,24 @@
 //
 // Only what is safe in-process is built: `backends`, `devices`, `plan`, `summary` and
 // `receipt --verify` of the fixtures, `--help`, `--version`, and `run` with ZL_PYTHON pointing at
-// no file, so that its preflight fails before anything is spawned or written. `batch`, `sweep`
-// and `ab` come only as `<command> --help` (they spawn `zl run`); `--python` and `--db` (a
-// program to run, a file to write) are never given; junk never starts with '-' or '/', so it
-// cannot name an option boost would guess from a prefix, and holds no "..", so it names no file
-// outside the scratch folder, which is the working folder.
+// no file, so that its preflight fails before anything is spawned or written. Every other command
+// (zl::cli::command_names(): `batch`, `sweep` and `ab` spawn `zl run`, `report` writes a page)
+// comes only as `<command> --help`; junk can spell a command name, so that is checked on the argv
+// built, not on the tokens. `--python` and `--db` (a program to run, a file to write) are never
+// given; junk never starts with '-' or '/', so it cannot name an option boost would guess from a
+// prefix, and holds no "..", so it names no file outside the scratch folder, which is the working
+// folder. The fixtures are copies in the scratch folder: `zl report FIXTURE --out FIXTURE` once
+// wrote its page over tests/fixtures/flaggems_output/tflops.log (boost took --out for --output).
 #include "fuzz_util.hpp"
 #include "run_cli.hpp"
 #include "util/error.hpp"
 
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -25,7 +30,7 @@ namespace {
 
 const std::vector<std::string>& known()
 {
-  static const std::string fixtures = ZL_FIXTURE_DIR;
+  static const std::string fixtures = zl::fuzz::scratch() + "/fixtures"; // LLVMFuzzerInitialize copies them
   static const std::vector<std::string> tokens = {
       // global options and the safe commands
       "--backend", "--backend-path", "--version", "--help", "-h", "backends", "devices", "plan", "run", "summary",
@@ -56,8 +61,12 @@ bool safe(const std::vector<std::string>& args)
     return true;
   }
   const auto& command = args[i];
-  const bool help_only = command == "batch" || command == "sweep" || command == "ab";
-  if (help_only) {
+  static const std::vector<std::string> commands = zl::cli::command_names();
+  static const std::vector<std::string> runnable = {"backends", "devices", "plan", "run", "summary", "receipt"};
+  if (std::find(commands.begin(), commands.end(), command) == commands.end()) {
+    return true; // junk: a usage error
+  }
+  if (std::find(runnable.begin(), runnable.end(), command) == runnable.end()) {
     return args.size() == i + 2 && args[i + 1] == "--help";
   }
   if (command == "receipt") {
@@ -73,6 +82,11 @@ extern "C" int LLVMFuzzerInitialize(int*, char***)
   // The scratch folder as working folder: relative junk names nothing there.
   if (::chdir(zl::fuzz::scratch().c_str()) != 0) {
     std::abort();
+  }
+  namespace fs = std::filesystem;
+  fs::create_directories(fs::path(zl::fuzz::scratch()) / "fixtures");
+  for (const char* d : {"shapes_flaggems", "flaggems_output", "smi"}) {
+    fs::copy(fs::path(ZL_FIXTURE_DIR) / d, fs::path(zl::fuzz::scratch()) / "fixtures" / d, fs::copy_options::recursive);
   }
   ::setenv("ZL_PYTHON", "/nonexistent/zl-fuzz/python3", 1);
   for (const char* v : {"FLAGGEMS_DIR", "ZL_BACKEND", "ZL_BACKEND_PATH", "OP", "OP_FILE", "TEST_NODE", "SHAPE_FILE",

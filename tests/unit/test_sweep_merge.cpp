@@ -103,3 +103,20 @@ TEST_CASE("zl::sweep::publish_files and publish_copy: all or nothing, never over
     CHECK(e.path().filename().string().find(".tmp-") == std::string::npos); // no temporary folder left
   }
 }
+
+TEST_CASE("zl::sweep::merge_records: a number beyond a double in a shard is an error naming the file")
+{
+  // RapidJSON reads 11e308 as infinity (1e309 it refuses); its writer stopped there and the merged
+  // file was cut short.
+  TempDir dir;
+  const auto folder = records(dir, "s0", {{16, 16}});
+  auto text = util::read_file(folder + "/pkg.mm_kernel.json");
+  text.replace(text.find("\"num_warps\": 4"), 14, "\"num_warps\": 11e308");
+  util::write_file_atomic(folder + "/pkg.mm_kernel.json", text);
+  try {
+    sweep::merge_records({{0, "GPU-a", folder}}, "{}");
+    FAIL("merge_records accepted 11e308");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find(folder + "/pkg.mm_kernel.json holds a number beyond") != std::string::npos);
+  }
+}
