@@ -14,7 +14,7 @@
 #                  the Triton cache (compiles and autotunes) cheaply, so every measured phase
 #                  after it starts warm
 #   plain30 / warm30 / process30  the same over OPS (30 ops): plain30 at MODE (kernel, or
-#                  cudagraph), warm30 at TIMER (direct, or graph), process30 at --timer direct;
+#                  cudagraph), warm30 and process30 at TIMER (direct, or graph);
 #                  process30 stops itself after SEGMENT seconds (SIGINT, as Ctrl-C) and the next
 #                  call resumes it: its makespan is the sum of the ops' durations in ops_status.csv
 set -u
@@ -108,11 +108,12 @@ warm30)
   durations $R/warm30_${TIMER:-direct}
   ;;
 process30)
+  tm=${TIMER:-direct}
   resume=()
-  [ -f $R/process30_direct/campaign.json ] && resume=(--resume)
-  t process30_direct timeout -s INT -k 60 ${SEGMENT:-400} $Z --backend=cuda batch "${COMMON[@]}" \
-    --executor process --timer direct --out $R/process30_direct "${resume[@]}"
-  durations $R/process30_direct
+  [ -f $R/process30_$tm/campaign.json ] && resume=(--resume)
+  t process30_$tm timeout -s INT -k 60 ${SEGMENT:-400} $Z --backend=cuda batch "${COMMON[@]}" \
+    --executor process --timer $tm --out $R/process30_$tm "${resume[@]}"
+  durations $R/process30_$tm
   ;;
 esac
 # Everything made so far comes back as one archive (at most 8 files return from the machine,
