@@ -308,7 +308,8 @@ std::string receipt_json(const Receipt& r)
     w.StartObject();
     j.field("run_dir", run);
     j.key("identity");
-    const auto path = (fs::path(r.campaign) / run / "run_identity.json").string();
+    const auto dir = run == "." ? fs::path(r.campaign) : (fs::path(r.campaign) / run).lexically_normal();
+    const auto path = (dir / "run_identity.json").string();
     j.copy(read_json(path), fmt::format("{} (damaged after the run?)", util::printable(path)));
     w.EndObject();
   }
