@@ -8,6 +8,7 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,7 +44,11 @@ public:
   void value(unsigned long long v) { m_writer.Uint64(v); }
   void value(int v) { m_writer.Int(v); }
   void value(unsigned v) { m_writer.Uint(v); }
-  void value(double v) { m_writer.Double(v); }
+  // JSON has no infinity or NaN, and RapidJSON's writer would stop at one: null stands for it.
+  void value(double v)
+  {
+    std::isfinite(v) ? static_cast<void>(m_writer.Double(v)) : static_cast<void>(m_writer.Null());
+  }
   void value(const std::vector<std::string>& values)
   {
     m_writer.StartArray();
