@@ -17,6 +17,18 @@
 #                  cudagraph), warm30 and process30 at TIMER (direct, or graph);
 #                  process30 stops itself after SEGMENT seconds (SIGINT, as Ctrl-C) and the next
 #                  call resumes it: its makespan is the sum of the ops' durations in ops_status.csv
+#   chain          PHASES (e.g. "warmup30 warm30 process30 plain30") one after another in a new
+#                  session (setsid) that outlives this call, so that a sequence longer than one
+#                  call runs without a gap, and without a warm-up lost with a machine between
+#                  calls; it runs from a copy in /tmp/zlw, since every call re-sends .dev
+#   collect        waits up to WAIT seconds (default 520) for the chain to end, then returns its
+#                  summary (chain-summary.txt) and everything made so far; call it again, within
+#                  the machine's idle time, until the summary says "chain done"
+# README's 30-op row at the graph timer, on one machine (three calls back to back):
+#   OPS=abs,exp,relu,sigmoid,gelu,silu,rsqrt,add,mul,sub,maximum,sum,mean,amax,argmax,cumsum,all,\
+#   layer_norm,rms_norm,softmax,log_softmax,group_norm,mm,bmm,addmm,mv,cat,index_select,gather,topk \
+#   TIMER=graph MODE=cudagraph SEGMENT=5000 PHASES="warmup30 warm30 process30 plain30" PHASE=chain
+#   then PHASE=collect WAIT=560, until its summary says "chain done"
 set -u
 export LD_LIBRARY_PATH=$PWD/.dev/zl/deps
 export PYTHONPATH=$PWD/.dev/flaggems/src:$PWD/.dev/flaggems/pylib
@@ -114,6 +126,23 @@ process30)
   t process30_$tm timeout -s INT -k 60 ${SEGMENT:-400} $Z --backend=cuda batch "${COMMON[@]}" \
     --executor process --timer $tm --out $R/process30_$tm "${resume[@]}"
   durations $R/process30_$tm
+  ;;
+chain)
+  rm -rf /tmp/zlw /tmp/zlchain && mkdir -p /tmp/zlw /tmp/zlchain && cp -a .dev scripts /tmp/zlw/
+  (cd /tmp/zlw && PHASES=${PHASES:?} setsid nohup bash -c 'for p in $PHASES; do
+     echo "phase $p starts $(date +%T)" >> /tmp/zlchain/summary.txt
+     OUT=/tmp/zlchain PHASE=$p bash scripts/device/executors_h200.sh > /dev/null 2>&1
+   done; echo "chain done $(date +%T)" >> /tmp/zlchain/summary.txt' < /dev/null > /dev/null 2>&1 &)
+  echo "chain of $PHASES started $(date +%T)" >> $S
+  ;;
+collect)
+  for ((i = 0; i < ${WAIT:-520}; i += 5)); do
+    grep -q '^chain done' /tmp/zlchain/summary.txt 2> /dev/null && break
+    sleep 5
+  done
+  cp /tmp/zlchain/summary.txt $OUT/chain-summary.txt
+  echo "collected $(date +%T)" >> $S
+  pgrep -fa 'zl|pytest' | cut -c1-200 > $OUT/processes.txt
   ;;
 esac
 # Everything made so far comes back as one archive (at most 8 files return from the machine,
