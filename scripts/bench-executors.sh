@@ -12,6 +12,7 @@ zl=${1:-$root/build/bin/zl}
 rounds=${2:-3}
 python=${ZL_PYTHON:-/usr/bin/python3}
 ops=abs,add,mm,sum,fft
+n_ops=$(tr , "\n" <<<"$ops" | wc -l)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$root/corpus" "$work/corpus"
@@ -33,8 +34,8 @@ for r in $(seq "$rounds"); do
     total[$executor]=$(awk -v t="${total[$executor]}" -v w="$wall" 'BEGIN {print t + w}')
     # The corpus's fft is skipped without CUDA (corpus/benchmark/test_fft.py): no_rows, as meant.
     done_ops=$(grep -cE '^[^,]*,(ok|no_rows),' "$out/ops_status.csv" 2>/dev/null || true)
-    printf '%-8s round %d: %6.2f s wall, %s of 5 ops ok or no_rows\n' "$executor" "$r" "$wall" "${done_ops:-0}"
-    if [ "${done_ops:-0}" != 5 ]; then
+    printf '%-8s round %d: %6.2f s wall, %s of %s ops ok or no_rows\n' "$executor" "$r" "$wall" "${done_ops:-0}" "$n_ops"
+    if [ "${done_ops:-0}" != "$n_ops" ]; then
       failed=1
       tail -5 "$work/err" >&2
     fi
