@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace zl::shapes {
 
@@ -20,6 +21,19 @@ void add_unique(std::vector<std::string>& out, const std::string& value)
   if (std::find(out.begin(), out.end(), value) == out.end()) {
     out.push_back(value);
   }
+}
+
+// A key that is a list or a mapping: zl names keys by their text, and PyYAML's safe_load (which
+// FlagGems reads the file with) refuses such a key ("found unhashable key").
+std::optional<std::string> complex_key(const YAML::Node& key)
+{
+  if (!key.IsSequence() && !key.IsMap()) {
+    return std::nullopt;
+  }
+  const auto mark = key.Mark();
+  return fmt::format("the key at line {}, column {} is a {}, which PyYAML refuses as a mapping key (found unhashable "
+                     "key); write the key as a plain string",
+                     mark.line + 1, mark.column + 1, key.IsSequence() ? "list" : "mapping");
 }
 
 std::vector<std::string> chain_names(const Construction& c)
@@ -125,6 +139,11 @@ YAML::Node load_shape_file(const std::string& path)
   if (!root.IsMap()) {
     throw Error(fmt::format("the shape file {} is not a mapping of keys to {{shapes: …}}", path));
   }
+  for (const auto& kv : root) {
+    if (const auto problem = complex_key(kv.first)) {
+      throw Error(fmt::format("the shape file {}: {}", path, *problem));
+    }
+  }
   return root;
 }
 
@@ -151,6 +170,9 @@ YAML::Node lookup_entry(const YAML::Node& root, const std::string& key)
         continue;
       }
       for (const auto& kv : src) {
+        if (const auto problem = complex_key(kv.first)) {
+          throw Error(fmt::format("in the mapping merged into key {}: {}", key, *problem));
+        }
         const auto name = kv.first.as<std::string>();
         if (!entry[name]) {
           entry[name] = YAML::Clone(kv.second);
@@ -207,7 +229,14 @@ void look_up_shapes(Resolution& r)
   const auto yaml = load_shape_file(r.shape_file);
   for (auto& t : r.targets) {
     for (const auto& candidate : t.candidates) {
-      auto entry = lookup_entry(yaml, candidate);
+      // Constructed, not assigned: yaml-cpp's assignment throws on the undefined node of a miss.
+      auto entry = [&] {
+        try {
+          return lookup_entry(yaml, candidate);
+        } catch (const Error& e) {
+          throw Error(fmt::format("the shape file {}: {}", r.shape_file, e.what()));
+        }
+      }();
       if (!entry) {
         continue;
       }

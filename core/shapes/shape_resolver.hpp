@@ -64,10 +64,12 @@ Resolution find_targets(const ResolveInput& in);
 void look_up_shapes(Resolution& r);
 
 // The entry of `key` in the shape file's root, with `<<` merge keys applied (yaml-cpp keeps
-// them as plain keys; PyYAML merges them). Undefined when the key is absent.
+// them as plain keys; PyYAML merges them). Undefined when the key is absent. Throws zl::Error
+// when a merged mapping has a key that is a list or a mapping.
 YAML::Node lookup_entry(const YAML::Node& root, const std::string& key);
 
-// Loads a shape file; throws zl::Error naming it when it is not a YAML mapping.
+// Loads a shape file; throws zl::Error naming it when it is not a YAML mapping or one of its keys
+// is a list or a mapping.
 YAML::Node load_shape_file(const std::string& path);
 
 // A node as one line of flow YAML.

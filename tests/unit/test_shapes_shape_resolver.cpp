@@ -135,3 +135,28 @@ TEST_CASE("zl::shapes::lookup_entry and load_shape_file")
   std::ofstream(dir / "bad.yaml") << "a: [1\n";
   CHECK_THROWS_AS(load_shape_file(dir / "bad.yaml"), zl::Error);
 }
+
+TEST_CASE("zl::shapes: a key that is a list or a mapping is an error, as in PyYAML")
+{
+  // tests/fuzz/regressions/shape_yaml/merge-source-with-mapping-key (fuzz_shape_yaml): a mapping
+  // key in a merged anchor escaped as yaml-cpp's "bad conversion", not a zl::Error: zl's internal
+  // error (exit 70) naming neither the file nor the fix.
+  const auto found = YAML::Load(zl::test::read_fixture("../fuzz/regressions/shape_yaml/merge-source-with-mapping-key"));
+  CHECK_THROWS_WITH_AS(lookup_entry(found, "Benchmark"),
+                       doctest::Contains("line 2, column 4 is a mapping, which PyYAML refuses"), zl::Error);
+  const auto merged = YAML::Load("base: &b\n  ? [a, b]\n  : 1\n  shapes: [[1]]\nabs:\n  <<: *b\n");
+  CHECK_THROWS_WITH_AS(lookup_entry(merged, "abs"),
+                       doctest::Contains("merged into key abs: the key at line 2, column 5 is a list"), zl::Error);
+  CHECK(flow_text(lookup_entry(merged, "base")["shapes"]) == "[[1]]"); // an entry that merges nothing is read as it is
+  zl::test::TempDir dir;
+  std::ofstream(dir / "top.yaml") << "abs: {shapes: [[1]]}\n? [mm]\n: {shapes: [[2]]}\n";
+  CHECK_THROWS_WITH_AS(load_shape_file(dir / "top.yaml"),
+                       doctest::Contains("top.yaml: the key at line 2, column 3 is a list"), zl::Error);
+  Resolution r;
+  r.shape_file = dir / "merge.yaml";
+  std::ofstream(r.shape_file) << "base: &b\n  ? {x: 1}\n  : 1\nabs:\n  <<: *b\n";
+  r.targets.push_back({});
+  r.targets.back().candidates = {"abs"};
+  CHECK_THROWS_WITH_AS(look_up_shapes(r), doctest::Contains("merge.yaml: in the mapping merged into key abs"),
+                       zl::Error);
+}

@@ -1,0 +1,76 @@
+#!/bin/bash
+# Runs one libFuzzer target of tests/fuzz (issue 16) as many workers on one corpus on a machine
+# with more cores than this one: the accelerator machine's CPUs. libFuzzer's own -jobs=N -workers=N
+# does the sharing: each worker reloads the corpus folder and adds what it finds to it, so their
+# executions add up the way one long run's would.
+#
+# Here, after `bash scripts/fuzz.sh` has built the targets and made the seeds:
+#   TARGET=shape_yaml bash scripts/device/fuzz_workers.sh bundle
+# copies the target, the shared libraries that machine lacks, its corpus, seeds and dictionary
+# into .dev/fuzz (name .dev in the device tool's carry). There:
+#   WORKERS=16 RUNS=10000000 SECONDS_MAX=540 bash scripts/device/fuzz_workers.sh run
+# splits RUNS over the workers and leaves in $OUT the grown corpus (corpus.tgz: unpack it over
+# build-fuzz/fuzz-corpus/TARGET to go on with a next call), a summary line per worker
+# (workers.txt: executions, edges, reports) and results.tgz: every worker's log and any artifact.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dest=$root/.dev/fuzz
+case "${1:-}" in
+bundle)
+  t=${TARGET:?TARGET names a target without fuzz_}
+  build=${BUILD_DIR:-$root/build-fuzz}
+  declare -A dict=([table_parser]=flaggems_log [store]= [shape_yaml]=yaml [run_folder]=json
+    [class_chain]=python [record_log]=flaggems_log)
+  rm -rf "$dest"
+  mkdir -p "$dest/deps" "$dest/corpus" "$dest/seeds"
+  cp "$build/bin/fuzz_$t" "$dest/"
+  ldd "$build/bin/fuzz_$t" | awk '$3 ~ /^\// {print $3}' |
+    grep -E 'libfmt|libyaml-cpp|libboost|libsqlite3|libcrypto|libstdc\+\+|libgcc_s' |
+    while read -r lib; do cp -L "$lib" "$dest/deps/"; done
+  [ -d "$build/fuzz-corpus/$t" ] && cp -r "$build/fuzz-corpus/$t/." "$dest/corpus/"
+  cp -r "$build/fuzz-seeds/$t/." "$dest/seeds/"
+  [ -n "${dict[$t]:-}" ] && cp "$root/tests/fuzz/dict/${dict[$t]}.dict" "$dest/dict"
+  echo "$t" >"$dest/target"
+  du -sh "$dest"
+  ;;
+run)
+  t=$(cat "$dest/target")
+  workers=${WORKERS:-$(nproc)}
+  runs=${RUNS:-10000000}
+  out=${OUT:?OUT is the device tool\'s result folder}
+  per=$(((runs + workers - 1) / workers))
+  export LD_LIBRARY_PATH=$dest/deps${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  # The targets' scratch files (tests/fuzz/fuzz_util.hpp) go to memory, as in scripts/fuzz.sh.
+  export TMPDIR
+  TMPDIR=$(mktemp -d /dev/shm/zl-fuzz-tmp.XXXXXX)
+  logs=$out/logs
+  mkdir -p "$logs" "$out/artifacts"
+  args=(-jobs="$workers" -workers="$workers" -max_total_time="${SECONDS_MAX:-540}" -runs="$per"
+    -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix="$out/artifacts/")
+  [ -f "$dest/dict" ] && args+=(-dict="$dest/dict")
+  echo "fuzz_$t: $workers workers x $per runs, $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo)"
+  start=$SECONDS
+  # -jobs writes fuzz-N.log into the working folder.
+  (cd "$logs" && "$dest/fuzz_$t" "${args[@]}" "$dest/corpus" "$dest/seeds") >"$out/launcher.log" 2>&1 || true
+  for f in "$logs"/fuzz-*.log; do
+    n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$f" | tail -1)
+    e=$(grep -o 'cov: [0-9]*' "$f" | tail -1 | sed 's/cov: //')
+    echo "$(basename "$f"): ${n:-?} executions, ${e:-?} edges, $(grep -c -E 'ERROR|runtime error' "$f") reports"
+  done | tee "$out/workers.txt"
+  total=$(awk '{s += $2} END {print s}' "$out/workers.txt")
+  echo "fuzz_$t: $total executions in all, $((SECONDS - start)) s, corpus $(ls "$dest/corpus" | wc -l) files" |
+    tee -a "$out/workers.txt"
+  tar -C "$dest/corpus" -czf "$out/corpus.tgz" .
+  rm -rf "$TMPDIR"
+  ls "$out/artifacts"
+  # One archive: the device tool brings back only a few files of $OUT.
+  tar -C "$out" -czf "$out/results.tgz" logs artifacts launcher.log workers.txt
+  rm -rf "$logs" "$out/artifacts"
+  ;;
+*)
+  echo "usage: TARGET=T $0 bundle | WORKERS=N RUNS=N SECONDS_MAX=S $0 run" >&2
+  exit 2
+  ;;
+esac
