@@ -82,10 +82,7 @@ for d in "$seeds"/*/ "$root"/tests/fuzz/regressions/*/; do
   cp "$d"* "$corpus/$(basename "$d")/" 2>/dev/null || true
 done
 
-declare -A dict=([table_parser]=flaggems_log [record_log]=flaggems_log [run_folder]=json [receipt]=json
-  [campaign_json]=json [markers]=markers [ops_status]=ops_status [shape_yaml]=yaml [py_tokenizer]=python
-  [py_module]=python [class_chain]=python [nvidia_smi]=smi [mthreads_gmi]=smi [amd_smi]=smi [rocm_smi]=smi
-  [npu_smi]=smi)
+source "$root/scripts/fuzz-dicts.sh"
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   for t in "$build"/bin/fuzz_*; do targets+=("$(basename "$t" | sed 's/^fuzz_//')"); done

@@ -19,8 +19,7 @@ case "${1:-}" in
 bundle)
   t=${TARGET:?TARGET names a target without fuzz_}
   build=${BUILD_DIR:-$root/build-fuzz}
-  declare -A dict=([table_parser]=flaggems_log [store]= [shape_yaml]=yaml [run_folder]=json
-    [class_chain]=python [record_log]=flaggems_log)
+  source "$root/scripts/fuzz-dicts.sh"
   rm -rf "$dest"
   mkdir -p "$dest/deps" "$dest/corpus" "$dest/seeds"
   cp "$build/bin/fuzz_$t" "$dest/"
