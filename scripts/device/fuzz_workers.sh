@@ -1,17 +1,18 @@
 #!/bin/bash
 # Runs one libFuzzer target of tests/fuzz (issue 16) as many workers on one corpus on a machine
-# with more cores than this one: the accelerator machine's CPUs. libFuzzer's own -jobs=N -workers=N
-# does the sharing: each worker reloads the corpus folder and adds what it finds to it, so their
-# executions add up the way one long run's would.
+# with more cores than this one: the accelerator machine's CPUs. Each worker is a libFuzzer process
+# on the one corpus folder, as libFuzzer's own -jobs=N -workers=N would start: it reloads the folder
+# and adds what it finds to it, so their executions add up the way one long run's would.
 #
 # Here, after `bash scripts/fuzz.sh` has built the targets and made the seeds:
 #   TARGET=shape_yaml bash scripts/device/fuzz_workers.sh bundle
 # copies the target, the shared libraries that machine lacks, its corpus, seeds and dictionary
 # into .dev/fuzz (name .dev in the device tool's carry). There:
 #   WORKERS=16 RUNS=10000000 SECONDS_MAX=540 bash scripts/device/fuzz_workers.sh run
-# splits RUNS over the workers and leaves in $OUT the grown corpus (corpus.tgz: unpack it over
-# build-fuzz/fuzz-corpus/TARGET to go on with a next call), a summary line per worker
-# (workers.txt: executions, edges, reports) and results.tgz: every worker's log and any artifact.
+# splits RUNS over the workers, each in rounds of ROUND_RUNS (150,000) executions, and leaves in
+# $OUT the grown corpus (corpus.tgz: unpack it over build-fuzz/fuzz-corpus/TARGET to go on with a
+# next call), a summary line per worker (workers.txt: executions, edges, reports) and
+# results.tgz: every worker's round logs and any artifact.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dest=$root/.dev/fuzz
@@ -46,30 +47,47 @@ run)
   TMPDIR=$(mktemp -d /dev/shm/zl-fuzz-tmp.XXXXXX)
   logs=$out/logs
   mkdir -p "$logs" "$out/artifacts"
-  args=(-jobs="$workers" -workers="$workers" -max_total_time="${SECONDS_MAX:-540}" -runs="$per"
-    -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix="$out/artifacts/")
+  args=(-timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix="$out/artifacts/")
   [ -f "$dest/dict" ] && args+=(-dict="$dest/dict")
-  echo "fuzz_$t: $workers workers x $per runs, $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo)"
+  round=${ROUND_RUNS:-150000}
+  limit=${SECONDS_MAX:-540}
+  echo "fuzz_$t: $workers workers x $per runs in rounds of $round, $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo)"
   start=$SECONDS
-  # -jobs writes fuzz-N.log into the working folder.
-  (cd "$logs" && "$dest/fuzz_$t" "${args[@]}" "$dest/corpus" "$dest/seeds") >"$out/launcher.log" 2>&1 || true
-  for f in "$logs"/fuzz-*.log; do
-    n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$f" | tail -1)
-    e=$(grep -o 'cov: [0-9]*' "$f" | tail -1 | sed 's/cov: //')
-    echo "$(basename "$f"): ${n:-?} executions, ${e:-?} edges, $(grep -c -E 'ERROR|runtime error' "$f") reports"
+  # worker W: its share in rounds, each a fresh process, for the reason scripts/fuzz.sh gives
+  # (ASan's stack depot); a round replays the corpus first, so it may run more than asked.
+  worker() {
+    local w=$1 done=0 n rc r=0
+    while [ "$done" -lt "$per" ] && [ $((SECONDS - start)) -lt "$limit" ]; do
+      r=$((r + 1))
+      rc=0
+      "$dest/fuzz_$t" "${args[@]}" -max_total_time=$((limit - (SECONDS - start))) \
+        -runs=$((per - done < round ? per - done : round)) "$dest/corpus" "$dest/seeds" \
+        >"$logs/fuzz-$w.$r.log" 2>&1 || rc=$?
+      n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$logs/fuzz-$w.$r.log" | tail -1)
+      done=$((done + ${n:-0}))
+      [ "$rc" = 0 ] || break
+    done
+  }
+  for w in $(seq 1 "$workers"); do worker "$w" & done
+  wait
+  for w in $(seq 1 "$workers"); do
+    n=$(cat "$logs"/fuzz-"$w".*.log | sed -n 's/^stat::number_of_executed_units: *//p' | awk '{s += $1} END {print s + 0}')
+    e=$(cat "$logs"/fuzz-"$w".*.log | grep -o 'cov: [0-9]*' | tail -1 | sed 's/cov: //')
+    r=$(cat "$logs"/fuzz-"$w".*.log | grep -c -E 'ERROR|runtime error' || true)
+    echo "worker $w: $n executions, ${e:-?} edges, $r reports"
   done | tee "$out/workers.txt"
-  total=$(awk '{s += $2} END {print s}' "$out/workers.txt")
+  total=$(awk '{s += $3} END {print s}' "$out/workers.txt")
   echo "fuzz_$t: $total executions in all, $((SECONDS - start)) s, corpus $(ls "$dest/corpus" | wc -l) files" |
     tee -a "$out/workers.txt"
   tar -C "$dest/corpus" -czf "$out/corpus.tgz" .
   rm -rf "$TMPDIR"
   ls "$out/artifacts"
   # One archive: the device tool brings back only a few files of $OUT.
-  tar -C "$out" -czf "$out/results.tgz" logs artifacts launcher.log workers.txt
+  tar -C "$out" -czf "$out/results.tgz" logs artifacts workers.txt
   rm -rf "$logs" "$out/artifacts"
   ;;
 *)
-  echo "usage: TARGET=T $0 bundle | WORKERS=N RUNS=N SECONDS_MAX=S $0 run" >&2
+  echo "usage: TARGET=T $0 bundle | WORKERS=N RUNS=N SECONDS_MAX=S [ROUND_RUNS=N] $0 run" >&2
   exit 2
   ;;
 esac
