@@ -105,6 +105,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # executions (2,125,869 ids in 15,000; 48,967 with the slow unwinder, 17x slower), and one process
 # would pass -rss_limit_mb by about 400,000 and report an out-of-memory that is not zl's.
 round=${FUZZ_ROUND_RUNS:-150000}
+[[ $round =~ ^[1-9][0-9]*$ ]] || { echo "zl: FUZZ_ROUND_RUNS=$round: give a whole number of executions above 0" >&2; exit 2; }
 # fuzz TARGET: runs it; its log in build-fuzz/fuzz-logs/TARGET.log, its summary on stdout.
 fuzz() {
   local t=$1 work=$build/fuzz-corpus/$1 art=$build/artifacts/$1/ log=$build/fuzz-logs/$1.log

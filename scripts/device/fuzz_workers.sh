@@ -38,6 +38,8 @@ run)
   workers=${WORKERS:-$(nproc)}
   runs=${RUNS:-10000000}
   out=${OUT:?OUT is the device tool\'s result folder}
+  round=${ROUND_RUNS:-150000}
+  [[ $round =~ ^[1-9][0-9]*$ ]] || { echo "zl: ROUND_RUNS=$round: give a whole number of executions above 0" >&2; exit 2; }
   per=$(((runs + workers - 1) / workers))
   export LD_LIBRARY_PATH=$dest/deps${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1
@@ -49,7 +51,6 @@ run)
   mkdir -p "$logs" "$out/artifacts"
   args=(-timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix="$out/artifacts/")
   [ -f "$dest/dict" ] && args+=(-dict="$dest/dict")
-  round=${ROUND_RUNS:-150000}
   limit=${SECONDS_MAX:-540}
   echo "fuzz_$t: $workers workers x $per runs in rounds of $round, $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo)"
   start=$SECONDS
