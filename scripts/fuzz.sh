@@ -7,7 +7,8 @@
 #   bash scripts/fuzz.sh [TARGET...]            CI: FUZZ_SECONDS (default 30) per target
 #   bash scripts/fuzz.sh --bench [TARGET...]    long runs: FUZZ_RUNS executions (default 10 million)
 #                                               each, FUZZ_SECONDS (default 3600) at most, in
-#                                               rounds of FUZZ_ROUND_RUNS (150,000; below why)
+#                                               rounds of FUZZ_ROUND_RUNS (150,000;
+#                                               scripts/fuzz-lib.sh says why)
 #
 # TARGET is a name without fuzz_ (table_parser); default: all. FUZZ_JOBS fuzzes that many targets
 # at once (default 1). FUZZ_NO_BUILD=1 runs the targets already in BUILD_DIR/bin (another machine). Each ends with a line "fuzz_<target>: <execs> executions, <edges> edges, <s> s".
@@ -21,6 +22,8 @@ if [ "${1:-}" = --bench ]; then
 fi
 seconds=${FUZZ_SECONDS:-$([ "$bench" = 1 ] && echo 3600 || echo 30)}
 runs=${FUZZ_RUNS:-$([ "$bench" = 1 ] && echo 10000000 || echo -1)}
+source "$root/scripts/fuzz-lib.sh"
+fuzz_set_round FUZZ_ROUND_RUNS "${FUZZ_ROUND_RUNS:-150000}"
 
 # Warnings stay the GCC build's job (scripts/build.sh): clang-14 has others.
 [ "${FUZZ_NO_BUILD:-0}" = 1 ] || cmake -S "$root" -B "$build" -G Ninja -DZL_FUZZ=ON -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
@@ -83,7 +86,6 @@ for d in "$seeds"/*/ "$root"/tests/fuzz/regressions/*/; do
   cp "$d"* "$corpus/$(basename "$d")/" 2>/dev/null || true
 done
 
-source "$root/scripts/fuzz-dicts.sh"
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   for t in "$build"/bin/fuzz_*; do targets+=("$(basename "$t" | sed 's/^fuzz_//')"); done
@@ -98,47 +100,16 @@ TMPDIR=$(mktemp -d "$scratch/zl-fuzz-tmp.XXXXXX")
 trap 'rm -rf "$TMPDIR"' EXIT
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-# Long runs go in rounds of FUZZ_ROUND_RUNS executions (default 150,000), each a fresh process
-# on the same corpus. ASan's stack depot keeps every allocation stack it sees and never frees one;
-# through libraries built without frame pointers (Debian's libyaml-cpp) its fast unwinder records
-# junk frames, so nearly every stack is new: fuzz_shape_yaml's depot held 821-865 MB after 190,869
-# executions (2,125,869 ids in 15,000; 48,967 with the slow unwinder, 17x slower), and one process
-# would pass -rss_limit_mb by about 400,000 and report an out-of-memory that is not zl's.
-round=${FUZZ_ROUND_RUNS:-150000}
-[[ $round =~ ^[1-9][0-9]*$ ]] || { echo "zl: FUZZ_ROUND_RUNS=$round: give a whole number of executions above 0" >&2; exit 2; }
 # fuzz TARGET: runs it; its log in build-fuzz/fuzz-logs/TARGET.log, its summary on stdout.
 fuzz() {
   local t=$1 work=$build/fuzz-corpus/$1 art=$build/artifacts/$1/ log=$build/fuzz-logs/$1.log
   mkdir -p "$work" "$art" "$build/fuzz-logs" "$corpus/$t"
   local args=(-timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix="$art")
   [ -n "${dict[$t]:-}" ] && args+=(-dict="$root/tests/fuzz/dict/${dict[$t]}.dict")
-  local start=$SECONDS rc=0 execs=0 n left per
-  : >"$log"
-  while :; do
-    left=$((seconds - (SECONDS - start)))
-    per=$runs
-    if [ "$runs" -ge 0 ]; then
-      per=$((runs - execs))
-      [ "$bench" = 1 ] && [ "$per" -gt "$round" ] && per=$round
-    fi
-    "$build/bin/fuzz_$t" "${args[@]}" -max_total_time="$left" -runs="$per" "$work" "$corpus/$t" >"$log.round" 2>&1 || rc=$?
-    cat "$log.round" >>"$log"
-    n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log.round" | tail -1)
-    execs=$((execs + ${n:-0}))
-    # CI's run is one process for its time; a long run's next round starts where this one ended.
-    # A round also replays the whole corpus first, so it may run more than it was asked to.
-    if [ "$rc" != 0 ] || [ "$bench" = 0 ] || [ -z "$n" ] || [ "$n" -lt "$per" ] || [ "$execs" -ge "$runs" ] ||
-      [ $((SECONDS - start)) -ge "$seconds" ]; then
-      break
-    fi
-    echo "== round ends at $execs executions" >>"$log"
-  done
-  rm -f "$log.round"
-  local edges
-  edges=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | sed 's/cov: //')
-  [ -n "$n" ] || execs="$execs+?"
-  echo "fuzz_$t: $execs executions, ${edges:-?} edges, $((SECONDS - start)) s, exit $rc"
-  if [ "$rc" != 0 ]; then
+  local start=$SECONDS
+  fuzz_rounds "$build/bin/fuzz_$t" "$log" "$runs" "$seconds" "${args[@]}" "$work" "$corpus/$t"
+  echo "fuzz_$t: $fuzz_execs executions, $(fuzz_edges "$log") edges, $((SECONDS - start)) s, exit $fuzz_rc"
+  if [ "$fuzz_rc" != 0 ]; then
     grep -E 'ERROR|SUMMARY|runtime error|==[0-9]+==|Test unit written' "$log" | head -20 >&2
     return 1
   fi

@@ -12,15 +12,15 @@
 # splits RUNS over the workers, each in rounds of ROUND_RUNS (150,000) executions, and leaves in
 # $OUT the grown corpus (corpus.tgz: unpack it over build-fuzz/fuzz-corpus/TARGET to go on with a
 # next call), a summary line per worker (workers.txt: executions, edges, reports) and
-# results.tgz: every worker's round logs and any artifact.
+# results.tgz: every worker's log and any artifact.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dest=$root/.dev/fuzz
+source "$root/scripts/fuzz-lib.sh"
 case "${1:-}" in
 bundle)
   t=${TARGET:?TARGET names a target without fuzz_}
   build=${BUILD_DIR:-$root/build-fuzz}
-  source "$root/scripts/fuzz-dicts.sh"
   rm -rf "$dest"
   mkdir -p "$dest/deps" "$dest/corpus" "$dest/seeds"
   cp "$build/bin/fuzz_$t" "$dest/"
@@ -38,8 +38,7 @@ run)
   workers=${WORKERS:-$(nproc)}
   runs=${RUNS:-10000000}
   out=${OUT:?OUT is the device tool\'s result folder}
-  round=${ROUND_RUNS:-150000}
-  [[ $round =~ ^[1-9][0-9]*$ ]] || { echo "zl: ROUND_RUNS=$round: give a whole number of executions above 0" >&2; exit 2; }
+  fuzz_set_round ROUND_RUNS "${ROUND_RUNS:-150000}"
   per=$(((runs + workers - 1) / workers))
   export LD_LIBRARY_PATH=$dest/deps${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1
@@ -52,31 +51,18 @@ run)
   args=(-timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix="$out/artifacts/")
   [ -f "$dest/dict" ] && args+=(-dict="$dest/dict")
   limit=${SECONDS_MAX:-540}
-  echo "fuzz_$t: $workers workers x $per runs in rounds of $round, $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo)"
+  echo "fuzz_$t: $workers workers x $per runs in rounds of $fuzz_round, $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo)"
   start=$SECONDS
-  # worker W: its share in rounds, each a fresh process, for the reason scripts/fuzz.sh gives
-  # (ASan's stack depot); a round replays the corpus first, so it may run more than asked.
+  # worker W: its share in rounds (scripts/fuzz-lib.sh), its log fuzz-W.log, its line worker-W.txt.
   worker() {
-    local w=$1 done=0 n rc r=0
-    while [ "$done" -lt "$per" ] && [ $((SECONDS - start)) -lt "$limit" ]; do
-      r=$((r + 1))
-      rc=0
-      "$dest/fuzz_$t" "${args[@]}" -max_total_time=$((limit - (SECONDS - start))) \
-        -runs=$((per - done < round ? per - done : round)) "$dest/corpus" "$dest/seeds" \
-        >"$logs/fuzz-$w.$r.log" 2>&1 || rc=$?
-      n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$logs/fuzz-$w.$r.log" | tail -1)
-      done=$((done + ${n:-0}))
-      [ "$rc" = 0 ] || break
-    done
+    local log=$logs/fuzz-$1.log
+    fuzz_rounds "$dest/fuzz_$t" "$log" "$per" "$limit" "${args[@]}" "$dest/corpus" "$dest/seeds"
+    echo "worker $1: $fuzz_execs executions, $(fuzz_edges "$log") edges, $(grep -ac -E 'ERROR|runtime error' "$log") reports" \
+      >"$logs/worker-$1.txt"
   }
   for w in $(seq 1 "$workers"); do worker "$w" & done
   wait
-  for w in $(seq 1 "$workers"); do
-    n=$(cat "$logs"/fuzz-"$w".*.log | sed -n 's/^stat::number_of_executed_units: *//p' | awk '{s += $1} END {print s + 0}')
-    e=$(cat "$logs"/fuzz-"$w".*.log | grep -o 'cov: [0-9]*' | tail -1 | sed 's/cov: //')
-    r=$(cat "$logs"/fuzz-"$w".*.log | grep -c -E 'ERROR|runtime error' || true)
-    echo "worker $w: $n executions, ${e:-?} edges, $r reports"
-  done | tee "$out/workers.txt"
+  for w in $(seq 1 "$workers"); do cat "$logs/worker-$w.txt"; done | tee "$out/workers.txt"
   total=$(awk '{s += $3} END {print s}' "$out/workers.txt")
   echo "fuzz_$t: $total executions in all, $((SECONDS - start)) s, corpus $(ls "$dest/corpus" | wc -l) files" |
     tee -a "$out/workers.txt"
