@@ -57,21 +57,12 @@ std::string words(const std::vector<std::string>& command)
 {
   std::vector<std::string> quoted;
   for (const auto& w : command) {
-    quoted.push_back(shell_quote(w));
+    quoted.push_back(util::shell_quote(w));
   }
   return util::join(quoted, " ");
 }
 
 } // namespace
-
-std::string shell_quote(const std::string& text)
-{
-  std::string out = "'";
-  for (const char c : text) {
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  }
-  return out + "'";
-}
 
 void check_options(const ArrayOptions& o)
 {
@@ -116,7 +107,7 @@ std::string array_script(const ArrayOptions& o, size_t tasks, const std::vector<
   }
   s += "set -u\n";
   s += "task=\"${SLURM_ARRAY_TASK_ID:?not an array task: submit this script with sbatch}\"\n";
-  s += fmt::format("exec {} \"$task\" >>{}'/task-'\"$task\"'.log' 2>&1\n", words(command), shell_quote(log_dir));
+  s += fmt::format("exec {} \"$task\" >>{}'/task-'\"$task\"'.log' 2>&1\n", words(command), util::shell_quote(log_dir));
   return s;
 }
 
@@ -124,7 +115,7 @@ std::string final_script(const ArrayOptions& o, const std::vector<std::string>& 
 {
   std::string s = header(o, "The final step (after the array: ingest, ops_status.csv, summary)");
   s += "set -u\n";
-  s += fmt::format("exec {} >>{} 2>&1\n", words(command), shell_quote(log_path));
+  s += fmt::format("exec {} >>{} 2>&1\n", words(command), util::shell_quote(log_path));
   return s;
 }
 

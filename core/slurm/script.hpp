@@ -23,9 +23,6 @@ struct ArrayOptions
   std::string job_name = "zl-batch";
 };
 
-// 'text' with every ' written as '\'' : one shell word, whatever text holds.
-std::string shell_quote(const std::string& text);
-
 // Refuses (Error, exit 2) what a #SBATCH line cannot carry as one word (whitespace, quotes,
 // backslashes, control characters: sbatch splits directive lines itself) and names outside
 // Slurm's own alphabet for partitions and accounts, naming the option.

@@ -167,4 +167,13 @@ void append_utf8(std::string& out, uint32_t cp)
   }
 }
 
+std::string shell_quote(const std::string& text)
+{
+  std::string out = "'";
+  for (const char c : text) {
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  }
+  return out + "'";
+}
+
 } // namespace zl::util

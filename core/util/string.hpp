@@ -11,6 +11,9 @@ std::vector<std::string> split(std::string_view s, char sep, bool skip_empty = t
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 std::string_view trim(std::string_view s);
 bool is_identifier(std::string_view s); // [a-z0-9_]+
+// 'text' with every ' written as '\'' : one word for a POSIX shell or Python's shlex, whatever
+// text holds.
+std::string shell_quote(const std::string& text);
 // Levenshtein distance, for "did you mean".
 size_t edit_distance(std::string_view a, std::string_view b);
 // Formats a byte count as "80.0 GiB".

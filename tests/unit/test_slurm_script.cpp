@@ -1,6 +1,7 @@
 #include "slurm/script.hpp"
 
 #include "util/error.hpp"
+#include "util/string.hpp"
 
 #include <doctest/doctest.h>
 
@@ -36,11 +37,11 @@ std::string bash_output(const std::string& script)
 
 } // namespace
 
-TEST_CASE("zl::slurm::shell_quote: hostile words come back from bash unchanged")
+TEST_CASE("zl::util::shell_quote, as the batch scripts use it: hostile words come back from bash unchanged")
 {
   for (const std::string word : {"plain", "with space", "it's", "$HOME", "`id`", "a\"b", "back\\slash", "$(touch x)",
                                  "semi;colon", "new\nline", "", "'"}) {
-    CHECK(bash_output("printf '%s|' " + slurm::shell_quote(word)) == word + "|");
+    CHECK(bash_output("printf '%s|' " + util::shell_quote(word)) == word + "|");
   }
 }
 
