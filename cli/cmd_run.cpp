@@ -204,8 +204,9 @@ int cmd_plan(Context& ctx, const Args& args)
   }
   std::cout << "\nrun dir  " << plan.run_dir << "\n";
   std::cout << "command  " << util::join(plan.argv, " ") << "\n";
-  std::cout << "         (in the run folder; flaggems/ there links to " << util::absolute(plan.request.flaggems_dir)
-            << ")\n";
+  std::cout << fmt::format("         (in the run folder; {} there links to the checkout's; zl's own pytest options "
+                           "are in PYTEST_ADDOPTS, so FlagGems' record-log name is a plain session's)\n",
+                           boost::filesystem::path(plan.node_link).filename().string());
   return 0;
 }
 

@@ -16,9 +16,11 @@ namespace zl::exec {
 
 namespace {
 
-bool is_plan_variable(const std::string& entry)
+// What differs from op to op by design (its plan, its pytest options): the worker gets them
+// with each op, and they do not call for a new worker.
+bool is_op_variable(const std::string& entry)
 {
-  return entry.rfind("ZL_PLAN=", 0) == 0;
+  return entry.rfind("ZL_PLAN=", 0) == 0 || entry.rfind("PYTEST_ADDOPTS=", 0) == 0;
 }
 
 } // namespace
@@ -68,7 +70,7 @@ public:
     auto env = run::child_environment(plan);
     std::vector<std::string> worker_env;
     std::copy_if(env.begin(), env.end(), std::back_inserter(worker_env),
-                 [](const auto& e) { return !is_plan_variable(e); });
+                 [](const auto& e) { return !is_op_variable(e); });
     if (m_slot.worker && (!m_slot.worker->alive() || m_slot.worker_env != worker_env)) {
       retire();
     }

@@ -137,6 +137,34 @@ std::vector<std::string> plugin_python_path()
   return {std::string(ZL_SOURCE_DIR) + "/python/zl_plugins"};
 }
 
+std::vector<std::string> zl_pytest_options(const Plan& p)
+{
+  // The run folder is the root (nodeids as a plain session in the checkout has them) and the
+  // conftest boundary (older pytest loads only conftests below it); the checkout's pytest.ini
+  // still applies (its pythonpath and warning filters).
+  std::vector<std::string> options = {"-s", "-p", "no:cacheprovider", "--rootdir=.", "--confcutdir=."};
+  const auto ini = fs::path(util::absolute(p.request.flaggems_dir)) / "pytest.ini";
+  if (fs::is_regular_file(ini)) {
+    options.insert(options.end(), {"-c", ini.string()});
+  }
+  for (const auto& plugin : p.plugins) {
+    options.insert(options.end(), {"-p", plugin});
+  }
+  if (!p.node.marker.empty()) {
+    options.insert(options.end(), {"-m", p.node.marker});
+  }
+  return options;
+}
+
+std::string pytest_addopts(const std::vector<std::string>& options)
+{
+  std::vector<std::string> quoted;
+  for (const auto& o : options) {
+    quoted.push_back(util::shell_quote(o)); // pytest splits the variable as a POSIX shell would
+  }
+  return util::join(quoted, " ");
+}
+
 Plan make_plan(const Request& request, const loader::Module& backend, const std::string& backend_how)
 {
   Plan p;
@@ -158,6 +186,7 @@ Plan make_plan(const Request& request, const loader::Module& backend, const std:
   p.run_dir = request.out_dir.empty() ? default_run_dir(p.node.op, backend.name()) : util::absolute(request.out_dir);
   p.plan_path = p.run_dir + "/plan.json";
   p.versions_file = p.run_dir + "/python_versions.json";
+  p.outcomes_file = p.run_dir + "/outcomes.json";
   // The shapes in force are archived in the run folder and pytest reads that copy.
   p.shape_source = request.shape_file.empty() ? util::absolute(request.flaggems_dir + "/benchmark/core_shapes.yaml")
                                               : util::absolute(request.shape_file);
@@ -179,27 +208,23 @@ Plan make_plan(const Request& request, const loader::Module& backend, const std:
   }
 
   // pytest runs in the run folder, so FlagGems' record log and JSON report land there, and
-  // reaches the checkout through a link in it: FlagGems names its record log after every
-  // argument, so the node stays short however deep the checkout lies.
-  p.flaggems_link = p.run_dir + "/flaggems";
-  p.argv = {request.python, "-m", "pytest", "flaggems/" + p.node.node, "--rootdir",
-            "flaggems",     "-s", "-p",     "no:cacheprovider"};
-  for (const auto& plugin : p.plugins) {
-    p.argv.insert(p.argv.end(), {"-p", plugin});
-  }
-  p.argv.insert(p.argv.end(), {"--level", request.level, "--mode", request.mode, "--record", "log"});
+  // reaches the node through a link there to the node's top folder (benchmark -> the checkout's
+  // benchmark). FlagGems names its record log after every argument pytest was given, and a name
+  // over 255 bytes stops the session; so the argument list is what a plain session in the
+  // checkout would give (the node, FlagGems' own options, the extra arguments), and everything
+  // zl adds goes through PYTEST_ADDOPTS, which pytest reads but FlagGems' name leaves out.
+  p.node_link = p.run_dir + "/" + p.node.file.substr(0, p.node.file.find('/'));
+  p.argv = {request.python, "-m",     "pytest",     p.node.node, "--level",
+            request.level,  "--mode", request.mode, "--record",  "log"};
   for (const auto& d : request.dtypes) {
     p.argv.insert(p.argv.end(), {"--dtypes", d});
   }
   if (!p.shape_file.empty()) {
-    // Relative to pytest's working folder, the run folder: FlagGems names its record log after
-    // every argument, and a file name longer than 255 bytes stops the session.
+    // Relative to pytest's working folder, the run folder, for the same reason.
     p.argv.insert(p.argv.end(), {"--shape_file", fs::path(p.shape_file).filename().string()});
   }
-  if (!p.node.marker.empty()) {
-    p.argv.insert(p.argv.end(), {"-m", p.node.marker});
-  }
   p.argv.insert(p.argv.end(), request.extra_args.begin(), request.extra_args.end());
+  p.pytest_options = zl_pytest_options(p);
 
   const auto& d = backend.desc;
   p.env_set.emplace_back("ZL_PLAN", p.plan_path);
@@ -217,8 +242,8 @@ Plan make_plan(const Request& request, const loader::Module& backend, const std:
     p.env_set.emplace_back("TRITON_CACHE_DIR", p.run_dir + "/.triton-cache");
   }
   p.env_unset = loader::string_list(d.visibility_unset);
-  // pytest reads arguments and plugins from these too; only what the plan shows may reach it.
-  p.env_unset.emplace_back("PYTEST_ADDOPTS");
+  p.env_set.emplace_back("PYTEST_ADDOPTS", pytest_addopts(p.pytest_options));
+  // pytest loads plugins from this too; only what the plan shows may reach it.
   p.env_unset.emplace_back("PYTEST_PLUGINS");
   if (isolated) {
     p.env_unset.emplace_back("FLAGGEMS_DB_URL");
@@ -312,9 +337,11 @@ std::string plan_json(const Plan& p)
     to_json(j, p.tuner_cache, {T::mode, T::path, T::entries_before, T::databases, T::note});
   });
   j.field("versions_file", p.versions_file);
+  j.field("outcomes_file", p.outcomes_file);
   j.strings("pytest_argv", p.argv);
+  j.strings("pytest_options", p.pytest_options);
   j.strings("pytest_extra_args", p.request.extra_args);
-  j.field("flaggems_link", p.flaggems_link);
+  j.field("node_link", p.node_link);
   j.key("env_set");
   w.StartObject();
   for (const auto& [k, v] : p.env_set) {

@@ -27,15 +27,17 @@ struct Plan
   std::string run_dir;
   std::string plan_path;
   std::string versions_file;
+  std::string outcomes_file;           // each test's outcome, written by zl_identity
   std::string shape_file;              // what pytest gets as --shape_file; empty: FlagGems' own
   std::string shape_source;            // where the shapes in force come from
   std::vector<std::string> shape_keys; // the keys of the shape file the op's lookup ends at
-  std::string flaggems_link;           // <run_dir>/flaggems: pytest reaches the checkout through it
+  std::string node_link;               // <run_dir>/<the node's top folder>: pytest reaches the node through it
   std::string autotune_mode = "off";   // off, record, replay
   std::string autotune_source;         // replay: the autotune_records folder pinned from
   std::string autotune_records;        // record: <run_dir>/autotune_records
   TunerCache tuner_cache;
-  std::vector<std::string> argv;                            // python -m pytest …
+  std::vector<std::string> argv;                            // python -m pytest <node> <FlagGems' options>
+  std::vector<std::string> pytest_options;                  // zl's own, through PYTEST_ADDOPTS
   std::vector<std::pair<std::string, std::string>> env_set; // what zl sets for pytest
   std::vector<std::string> env_unset;                       // what zl removes for pytest
 };
@@ -53,6 +55,13 @@ void check_mode(const std::string& mode, const loader::Module& backend);
 // The name FlagGems gives its record log for these pytest arguments (those after
 // `python -m pytest`): result_<args>.log, each argument without ".py", '=' and '/' as '_'.
 std::string record_log_name(const std::vector<std::string>& pytest_args);
+
+// What zl gives pytest besides the node and FlagGems' options: -s, the root, the checkout's
+// pytest.ini, the -p list, the -m filter. They reach pytest through PYTEST_ADDOPTS (quoted by
+// pytest_addopts), so that FlagGems' record-log name, built from the argument list alone, is
+// no longer than a plain session's.
+std::vector<std::string> zl_pytest_options(const Plan& plan);
+std::string pytest_addopts(const std::vector<std::string>& options);
 
 // The -p list: compat plugins first (they rewrite collection-time markers and nothing may read
 // the item list before them), then device setup, timing, autotune (only to record or replay),

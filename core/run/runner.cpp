@@ -43,7 +43,8 @@ std::string run_header(const Plan& p)
   for (const auto& [k, v] : fields) {
     line += fmt::format(" {}={}", k, results::parse::marker_value(v));
   }
-  return line + "\n# pytest: " + util::join(p.argv, " ") + "\n";
+  return line + "\n# pytest: PYTEST_ADDOPTS=" + util::shell_quote(pytest_addopts(p.pytest_options)) + " " +
+         util::join(p.argv, " ") + "\n";
 }
 
 void prepare_folder(const Plan& p)
@@ -67,24 +68,25 @@ void prepare_folder(const Plan& p)
 }
 
 // The link pytest reaches the FlagGems checkout through (plan.hpp); gone with the run.
-class FlaggemsLink
+class NodeLink
 {
 public:
-  explicit FlaggemsLink(const Plan& p) : m_path(p.flaggems_link)
+  explicit NodeLink(const Plan& p) : m_path(p.node_link)
   {
+    const auto target = fs::path(util::absolute(p.request.flaggems_dir)) / fs::path(m_path).filename();
     boost::system::error_code ec;
-    fs::create_directory_symlink(util::absolute(p.request.flaggems_dir), m_path, ec);
+    fs::create_symlink(target, m_path, ec);
     if (ec) {
-      throw Error(fmt::format("cannot link {} to the FlagGems folder: {}", m_path, ec.message()));
+      throw Error(fmt::format("cannot link {} to {}: {}", m_path, target.string(), ec.message()));
     }
   }
-  ~FlaggemsLink()
+  ~NodeLink()
   {
     boost::system::error_code ec;
     fs::remove(m_path, ec);
   }
-  FlaggemsLink(const FlaggemsLink&) = delete;
-  FlaggemsLink& operator=(const FlaggemsLink&) = delete;
+  NodeLink(const NodeLink&) = delete;
+  NodeLink& operator=(const NodeLink&) = delete;
 
 private:
   std::string m_path;
@@ -148,6 +150,22 @@ void record_end(const Launched& l, Outcome& o)
   o.executor = l.executor;
 }
 
+// Each test's outcome, and the status that follows from them: a run whose only failures are
+// FlagGems refusing a dtype is unsupported, not failed.
+void read_tests(const Plan& p, const Launched& l, Outcome& o, const Sinks& sinks)
+{
+  try {
+    o.tests = read_outcomes(p.outcomes_file);
+  } catch (const Error& e) {
+    sinks.err(fmt::format("zl: {}\n", e.what()));
+    o.error = e.what();
+    return;
+  }
+  if (o.tests && !l.result.stop_requested && l.crash.empty() && l.result.term_signal == 0) {
+    o.status = refine_status(o.status, *o.tests);
+  }
+}
+
 // What zl had to do, and how pytest ended when it was not by its own exit.
 void report_end(const Launched& l, std::chrono::milliseconds grace, const Sinks& sinks)
 {
@@ -186,7 +204,7 @@ int execute(const Plan& p)
 int execute(const Plan& p, Launcher& launcher, const Sinks& sinks, const std::function<bool()>& stopped)
 {
   prepare_folder(p);
-  const FlaggemsLink link(p);
+  const NodeLink link(p);
   Outcome outcome;
   outcome.executor.name = launcher.name();
   outcome.started_at = utc_now();
@@ -238,6 +256,7 @@ int execute(const Plan& p, Launcher& launcher, const Sinks& sinks, const std::fu
   outcome.finished_at = utc_now();
   outcome.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   record_end(launched, outcome);
+  read_tests(p, launched, outcome, sinks);
   report_end(launched, util::stop_grace(), sinks);
   outcome.record_log = collect_record_log(p.run_dir);
   if (p.autotune_mode != "off") {

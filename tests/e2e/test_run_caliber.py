@@ -3,6 +3,7 @@ the OP + OP_FILE pair, shape files, the tuner-cache path, long FlagGems paths, t
 import json
 import os
 import pwd
+import shlex
 import shutil
 import sqlite3
 
@@ -97,7 +98,10 @@ def test_pytest_addopts_does_not_reach_pytest(zl, tmp_path):
            env={"PYTEST_ADDOPTS": "--mode operator", "PYTEST_PLUGINS": "nosuchplugin"}, check_rc=0)
     assert tables(out) and all("mode=kernel" in t for t in tables(out))
     plan = json.loads((out / "plan.json").read_text())
-    assert "PYTEST_ADDOPTS" in plan["env_unset"] and "PYTEST_PLUGINS" in plan["env_unset"]
+    # zl's own PYTEST_ADDOPTS (its pytest options, as the plan lists them) replaces the user's.
+    assert "operator" not in plan["env_set"]["PYTEST_ADDOPTS"]
+    assert shlex.split(plan["env_set"]["PYTEST_ADDOPTS"]) == plan["pytest_options"]
+    assert "PYTEST_PLUGINS" in plan["env_unset"]
 
 
 # --- 10.4: every mode FlagGems accepts ----------------------------------------------------

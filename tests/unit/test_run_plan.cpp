@@ -112,17 +112,23 @@ TEST_CASE("zl::run::make_plan")
     CHECK_FALSE(has_env(env, "ZL_BACKEND=fakegpu"));
     CHECK_FALSE(has_env(env, "OP=abs"));
   }
-  SUBCASE("the argv: node, plugins in order, level, mode, marker")
+  SUBCASE("the argv is a plain session's: node, then FlagGems' options; zl's own go through PYTEST_ADDOPTS")
   {
-    // The node through the run folder's link to the checkout: short, however deep the checkout.
-    const std::vector<std::string> head = {"python3",   "-m",       "pytest", "flaggems/benchmark/test_abs.py",
-                                           "--rootdir", "flaggems", "-s"};
-    CHECK(p.flaggems_link == out / "run/flaggems");
-    CHECK(std::equal(head.begin(), head.end(), p.argv.begin()));
-    const auto level = std::find(p.argv.begin(), p.argv.end(), "--level");
-    REQUIRE(level != p.argv.end());
-    CHECK(*(level + 1) == "core");
-    CHECK(p.argv.back() == "abs");
+    // The node through the run folder's link to the checkout's benchmark folder: a plain
+    // session's node, however deep the checkout.
+    const std::vector<std::string> argv = {
+        "python3", "-m", "pytest", "benchmark/test_abs.py", "--level", "core", "--mode", "kernel", "--record", "log"};
+    CHECK(p.node_link == out / "run/benchmark");
+    CHECK(p.argv == argv);
+    const std::vector<std::string> head = {"-s", "-p", "no:cacheprovider", "--rootdir=.", "--confcutdir=."};
+    CHECK(std::equal(head.begin(), head.end(), p.pytest_options.begin()));
+    CHECK(p.pytest_options.back() == "abs");
+    CHECK(*(p.pytest_options.end() - 2) == "-m");
+    const auto plugin = std::find(p.pytest_options.begin(), p.pytest_options.end(), "zl_timing");
+    REQUIRE(plugin != p.pytest_options.end());
+    CHECK(*(plugin - 1) == "-p");
+    const auto env = run::child_environment(p);
+    CHECK(has_env(env, "PYTEST_ADDOPTS=" + run::pytest_addopts(p.pytest_options)));
   }
   SUBCASE("the plan file carries this backend's rules and wording")
   {
@@ -186,4 +192,10 @@ TEST_CASE("zl::run::record_log_name follows FlagGems' rule")
         "result_benchmark_test_abs--level_core--record_log.log");
   CHECK(run::record_log_name({"flaggems/benchmark/test_abs.py", "--rootdir", "flaggems", "--shape_file=shapes.yaml"}) ==
         "result_flaggems_benchmark_test_abs--rootdir_flaggems--shape_file_shapes.yaml.log");
+}
+
+TEST_CASE("zl::run::pytest_addopts: each option one word for pytest's shlex split")
+{
+  CHECK(run::pytest_addopts({"-s", "-c", "/it's here/pytest.ini", "-m", "abs"}) ==
+        "'-s' '-c' '/it'\\''s here/pytest.ini' '-m' 'abs'");
 }
