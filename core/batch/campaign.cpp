@@ -55,7 +55,7 @@ long long count_prefix(const std::string& text, const std::string& marker)
   return n;
 }
 
-void read_identity(const std::string& run_dir, OpStatus& s)
+void read_identity(const std::string& run_dir, OpStatus& s, std::string& run_status)
 {
   std::string text;
   try {
@@ -73,6 +73,9 @@ void read_identity(const std::string& run_dir, OpStatus& s)
   }
   if (d.HasMember("level") && d["level"].IsString()) {
     s.level = d["level"].GetString();
+  }
+  if (d.HasMember("status") && d["status"].IsString()) {
+    run_status = d["status"].GetString();
   }
 }
 
@@ -135,7 +138,7 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
   std::deque<size_t> queue;
   std::vector<std::string> pending;
   for (auto& s : statuses) {
-    if (s.status != "ok") {
+    if (!results::settled(s.status)) {
       s.status = "pending";
       pending.push_back(s.op);
     }
@@ -147,7 +150,7 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
   util::write_file_atomic(csv_path, format_ops_status(statuses));
   Progress progress(statuses.size(), spec.devices.size());
   for (const auto& s : statuses) {
-    if (s.status == "ok") {
+    if (results::settled(s.status)) {
       progress.finished(s.op, s.status, s.duration_s.value_or(0), s.rows, std::nullopt);
     }
   }
@@ -248,8 +251,9 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
       s.level = spec.request.level;
       s.run_dir = run_dir;
       s.rows = 0;
+      std::string run_status;
       if (fs::exists(run_dir + "/run_identity.json")) {
-        read_identity(run_dir, s);
+        read_identity(run_dir, s, run_status);
         try {
           s.rows = store.ingest_run(run_dir);
         } catch (const Error& e) {
@@ -261,7 +265,7 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
         s.poisoned = count_prefix(text, "BENCHMARK_CAPTURE_POISONED");
         s.replay_fallbacks = count_prefix(text, "AUTOTUNE_REPLAY_FALLBACK");
       }
-      s.status = status_from_exit(end.exit_code, s.rows, timed_out, g_stop_signal != 0);
+      s.status = status_from_exit(end.exit_code, s.rows, timed_out, g_stop_signal != 0, run_status);
       outcome.total_work_s += seconds;
       ++outcome.ran;
       util::write_file_atomic(csv_path, format_ops_status(statuses));
@@ -368,7 +372,8 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
                             spec.out_dir, broken));
   }
   util::write_file_atomic(csv_path, format_ops_status(statuses));
-  const bool all_ok = std::all_of(statuses.begin(), statuses.end(), [](const auto& s) { return s.status == "ok"; });
+  const bool all_ok =
+      std::all_of(statuses.begin(), statuses.end(), [](const auto& s) { return results::settled(s.status); });
   outcome.exit_code = g_stop_signal != 0 ? 130 : all_ok ? 0 : 1;
   progress.done(outcome.makespan_s, outcome.total_work_s);
   return outcome;

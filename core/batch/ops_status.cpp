@@ -150,7 +150,8 @@ std::vector<OpStatus> parse_ops_status(const std::string& text, const std::strin
   return ops;
 }
 
-std::string status_from_exit(int exit_code, long long rows, bool timed_out, bool interrupted)
+std::string status_from_exit(int exit_code, long long rows, bool timed_out, bool interrupted,
+                             const std::string& run_status)
 {
   if (timed_out) {
     return "timeout";
@@ -160,6 +161,12 @@ std::string status_from_exit(int exit_code, long long rows, bool timed_out, bool
   }
   if (exit_code == 3) {
     return "preflight_failed";
+  }
+  if ((run_status == "unsupported" || run_status == "skipped") && rows == 0) {
+    return run_status;
+  }
+  if (run_status == "ok" && rows > 0) {
+    return "ok"; // its only failures were dtypes FlagGems refused
   }
   if (exit_code == 0) {
     return rows > 0 ? "ok" : "no_rows";

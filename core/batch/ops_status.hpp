@@ -2,6 +2,8 @@
 // campaign killed at any moment keeps every finished op's row.
 #pragma once
 
+#include "results/model.hpp"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,7 +13,8 @@ namespace zl::batch {
 struct OpStatus
 {
   std::string op;
-  std::string status; // ok, failed, preflight_failed, no_rows, timeout, interrupted, crashed, pending
+  std::string status; // ok, unsupported, skipped, failed, preflight_failed, no_rows, timeout, interrupted, crashed,
+                      // pending
   std::optional<int> exit_code;
   long long rows = 0;
   std::string backend;
@@ -39,7 +42,10 @@ std::string format_ops_status(const std::vector<OpStatus>& ops);
 
 std::vector<OpStatus> parse_ops_status(const std::string& text, const std::string& path);
 
-// The status of a finished `zl run` child from its exit code, rows and whether it timed out.
-std::string status_from_exit(int exit_code, long long rows, bool timed_out, bool interrupted);
+// The status of a finished op from zl run's exit code, its rows, whether it timed out or was
+// interrupted, and the status its identity recorded (run_status, "" when it has none): the
+// identity tells an op FlagGems declined (unsupported, skipped) from one that failed.
+std::string status_from_exit(int exit_code, long long rows, bool timed_out, bool interrupted,
+                             const std::string& run_status = "");
 
 } // namespace zl::batch

@@ -1,5 +1,6 @@
 #include "batch/progress.hpp"
 
+#include "results/model.hpp"
 #include "util/string.hpp"
 
 #include <fmt/format.h>
@@ -50,7 +51,10 @@ std::string Progress::color(const std::string& status, const std::string& text) 
   if (!m_color) {
     return text;
   }
-  const char* code = status == "ok" ? "32" : status == "interrupted" || status == "timeout" ? "33" : "31";
+  const char* code = status == "ok"                                   ? "32"
+                     : results::settled(status)                       ? "36"
+                     : status == "interrupted" || status == "timeout" ? "33"
+                                                                      : "31";
   return fmt::format("\033[{}m{}\033[0m", code, text);
 }
 

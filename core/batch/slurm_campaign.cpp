@@ -68,7 +68,7 @@ int follow(const SlurmSubmit& spec, const Submission& sub, const std::vector<OpS
   Progress progress(statuses.size(), sub.tasks);
   std::set<std::string> shown;
   for (const auto& s : statuses) {
-    if (s.status == "ok") {
+    if (results::settled(s.status)) {
       progress.finished(s.op, s.status, s.duration_s.value_or(0), s.rows, std::nullopt);
       shown.insert(s.op);
     }
@@ -249,7 +249,8 @@ int follow(const SlurmSubmit& spec, const Submission& sub, const std::vector<OpS
   if (!self_finished) {
     std::cerr << util::read_file(done_path);
   }
-  const bool all_ok = std::all_of(merged.begin(), merged.end(), [](const auto& s) { return s.status == "ok"; });
+  const bool all_ok =
+      std::all_of(merged.begin(), merged.end(), [](const auto& s) { return results::settled(s.status); });
   return cancelled || g_interrupts > 0 ? 130 : all_ok ? 0 : 1;
 }
 
@@ -337,7 +338,7 @@ int submit_campaign(const SlurmSubmit& spec, std::vector<OpStatus>& statuses, st
 {
   std::vector<std::string> ordered;
   for (auto& s : statuses) {
-    if (s.status != "ok") {
+    if (!results::settled(s.status)) {
       OpStatus fresh;
       fresh.op = s.op;
       fresh.status = "pending";

@@ -110,7 +110,8 @@ std::optional<int> finish_campaign(const std::string& out_dir, bool wait_for_loc
     std::cerr << fmt::format("zl batch: the campaign is already recorded ({}): ", done_path)
               << util::read_file(done_path);
     const auto statuses = parse_ops_status(util::read_file(csv), csv);
-    return std::all_of(statuses.begin(), statuses.end(), [](const auto& s) { return s.status == "ok"; }) ? 0 : 1;
+    return std::all_of(statuses.begin(), statuses.end(), [](const auto& s) { return results::settled(s.status); }) ? 0
+                                                                                                                   : 1;
   };
   if (const auto rc = recorded()) {
     return rc;
@@ -177,7 +178,7 @@ std::optional<int> finish_campaign(const std::string& out_dir, bool wait_for_loc
   for (auto& s : statuses) {
     const auto it = state_of.find(s.op);
     if (it == state_of.end()) {
-      ok += s.status == "ok"; // not part of this submission
+      ok += results::settled(s.status); // not part of this submission
       continue;
     }
     const auto run_dir = out_dir + "/" + s.op;
@@ -195,7 +196,7 @@ std::optional<int> finish_campaign(const std::string& out_dir, bool wait_for_loc
         std::cerr << fmt::format("zl batch: {}: not stored: {}\n", s.op, e.what());
       }
     }
-    ok += s.status == "ok";
+    ok += results::settled(s.status);
   }
   util::write_file_atomic(csv, format_ops_status(statuses));
   util::write_file_atomic(record_path(out_dir, "tasks.csv"), table);

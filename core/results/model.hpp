@@ -148,6 +148,15 @@ struct RunInfo
   std::string campaign_status; // its op's status in its campaign's ops_status.csv; empty: none says
 };
 
+// An op's status that is its answer: ok, or FlagGems declined it (unsupported: a requested dtype
+// it does not take; skipped: every test skipped). --resume runs it no more; it is no failure in
+// an exit status or a summary's FAILED column. Every other status (failed, no_rows, timeout,
+// crashed, …) is.
+inline bool settled(std::string_view status)
+{
+  return status == "ok" || status == "unsupported" || status == "skipped";
+}
+
 // An op of a campaign as its ops_status.csv tells it (ok, timeout, crashed, pending, …).
 struct OpOutcome
 {

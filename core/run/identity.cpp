@@ -137,6 +137,20 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   } else {
     w.Null();
   }
+  if (o.tests) {
+    j.object("tests", [&] {
+      j.field("passed", o.tests->passed);
+      j.field("failed", o.tests->failed);
+      j.field("error", o.tests->error);
+      j.field("skipped", o.tests->skipped);
+      j.field("unsupported", o.tests->unsupported);
+      j.strings("skip_reasons", o.tests->skip_reasons);
+      j.strings("unsupported_dtypes", o.tests->unsupported_dtypes);
+    });
+  } else {
+    j.key("tests");
+    w.Null();
+  }
   j.strings("plugins", p.plugins);
   j.strings("pytest_extra_args", p.request.extra_args);
   j.key("executor");

@@ -4,6 +4,7 @@
 
 #include "run/autotune_log.hpp"
 #include "run/launch.hpp"
+#include "run/outcomes.hpp"
 #include "run/plan.hpp"
 
 #include <optional>
@@ -13,7 +14,8 @@ namespace zl::run {
 
 struct Outcome
 {
-  std::string status = "running";      // running, ok, failed, no_tests, usage_error, interrupted, crashed, error
+  std::string status = "running";      // running, ok, failed, unsupported, skipped, no_tests, usage_error, interrupted,
+                                       // crashed, error
   std::optional<int> exit_code;        // zl's
   std::optional<int> pytest_exit_code; // pytest's own; none when a signal ended it
   std::string signal;                  // the signal that ended pytest (SIGSEGV), if one did
@@ -24,6 +26,7 @@ struct Outcome
   std::string error;                     // what went wrong outside pytest
   std::optional<AutotuneTally> autotune; // read from run.log after a record or replay run
   ExecutorInfo executor;                 // who ran pytest: part of the caliber
+  std::optional<TestOutcomes> tests;     // how each test ended, from zl_identity
 };
 
 // FlagGems' git commit: `git rev-parse HEAD` in the folder, else a FLAGGEMS_COMMIT file there.

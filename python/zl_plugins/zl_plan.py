@@ -81,6 +81,7 @@ class Plan:
     flaggems_dir: Optional[str]
     raw: dict
     autotune: Autotune = AUTOTUNE_OFF
+    outcomes_file: Optional[str] = None
 
 
 class _Reader:
@@ -181,6 +182,7 @@ def parse_plan(path, data):
         flaggems_dir=top.get("flaggems_dir", str, required=False, nullable=True),
         raw=data,
         autotune=autotune,
+        outcomes_file=top.get("outcomes_file", str, required=False, nullable=True),
     )
 
 

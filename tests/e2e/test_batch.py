@@ -52,6 +52,43 @@ def test_each_outcome_has_its_status(zl, tmp_path):
     assert "PREFLIGHT_FAILED check=benchmark_file" in (out / "logs" / "nosuchop.log").read_text()
 
 
+@pytest.mark.parametrize("executor", ["process", "warm"])
+def test_declined_ops_are_unsupported_or_skipped_not_failed(zl, tmp_path, executor):
+    """sum_dim takes float32 alone (the corpus refuses float16 in FlagGems' words), add_alpha too
+    (add's other test runs), fft is skipped without CUDA: none is a failure, in the statuses,
+    the exit status, --resume or the summary."""
+    out = tmp_path / "campaign"
+    ops = "abs,add,sum_dim,fft"
+    proc = zl.run("batch", "--flaggems", str(CORPUS), "--ops", ops, "--dtypes", "float16", "--python", PYTHON,
+                  "--out", str(out), "--executor", executor, check_rc=0)
+    rows = statuses(out)
+    assert rows["abs"]["status"] == "ok" and int(rows["abs"]["rows"]) > 0
+    assert rows["add"]["status"] == "ok" and rows["add"]["exit_code"] == "1"  # add_alpha refused float16
+    assert rows["sum_dim"]["status"] == "unsupported" and rows["sum_dim"]["exit_code"] == "1"
+    assert rows["fft"]["status"] == "skipped" and rows["fft"]["exit_code"] == "0"
+    add = json.loads((out / "add" / "run_identity.json").read_text())
+    assert add["status"] == "ok" and add["tests"]["passed"] == 1 and add["tests"]["unsupported"] == 2  # add_alpha, two alphas
+    mm = json.loads((out / "sum_dim" / "run_identity.json").read_text())
+    assert mm["status"] == "unsupported" and mm["pytest_exit_code"] == 1
+    assert mm["tests"]["unsupported"] == 1 and mm["tests"]["unsupported_dtypes"] == ["torch.float16"]
+    fft = json.loads((out / "fft" / "run_identity.json").read_text())
+    assert fft["status"] == "skipped" and fft["tests"]["skip_reasons"] == ["CUDA is not available"]
+    assert "sum_dim unsupported" in proc.stderr and "fft skipped" in proc.stderr
+    summary = json.loads(zl.run("summary", "--format", "json", str(out), check_rc=0).stdout)
+    by_op = {g["op"]: g for g in summary["groups"] if g["dtype"] in ("", "-", None)}
+    assert by_op["sum_dim"]["status"] == "unsupported" and by_op["sum_dim"]["failed"] == 0
+    assert by_op["sum_dim"]["rows"] == 0
+    assert by_op["fft"]["status"] == "skipped" and by_op["fft"]["failed"] == 0
+    assert summary["total"]["failed"] == 0
+    text = zl.run("summary", str(out), check_rc=0).stdout
+    declined = next(line for line in text.splitlines() if line.startswith("declined by FlagGems, not failures: "))
+    assert "sum_dim unsupported" in declined and "fft skipped" in declined and "abs" not in declined
+    assert "did not finish ok" not in text
+    zl.run("batch", "--flaggems", str(CORPUS), "--ops", ops, "--dtypes", "float16", "--python", PYTHON,
+           "--out", str(out), "--executor", executor, "--resume", check_rc=0)
+    assert not list(out.glob("*.attempt-*"))  # nothing re-ran
+
+
 def test_timeout_stops_the_op_and_says_so(zl, tmp_path):
     out = tmp_path / "campaign"
     zl.run("batch", "--flaggems", str(PROBE), "--ops", "sleeper", "--timeout-per-op", "2", "--python", PYTHON,

@@ -62,3 +62,69 @@ def test_write_failure_is_a_marker_not_a_crash(pytester, write_plan, tmp_path):
     result.assert_outcomes(passed=1)
     assert result.ret == pytest.ExitCode.OK
     assert len(marker_lines(result.outlines, "ZL_IDENTITY_WRITE_FAILED")) == 1
+
+
+OUTCOME_TESTS = """
+import pytest
+
+def test_passes():
+    pass
+
+def test_refused():
+    # FlagGems' own wording (benchmark/base.py set_dtypes): no space before "can't".
+    raise ValueError("Given dtype(s) 'torch.float16, torch.bfloat16'can't be supported by this op 'abs'")
+
+def test_other_value_error():
+    raise ValueError("Given shapes are wrong")
+
+def test_skipped():
+    pytest.skip("needs CUDA graphs")
+
+@pytest.mark.skipif(True, reason="CUDA is not available")
+def test_skipif():
+    pass
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("setup broke")
+
+def test_setup_error(broken):
+    pass
+"""
+
+
+def test_outcomes_tell_refusals_skips_failures_and_errors(pytester, write_plan, tmp_path):
+    outcomes = tmp_path / "run" / "outcomes.json"
+    write_plan(outcomes_file=str(outcomes))
+    pytester.makepyfile(test_mix=OUTCOME_TESTS)
+    pytester.runpytest("-p", "zl_identity").assert_outcomes(passed=1, failed=2, skipped=2, errors=1)
+    doc = json.loads(outcomes.read_text())
+    by_name = {t["nodeid"].split("::")[1]: t for t in doc["tests"]}
+    assert by_name["test_passes"]["outcome"] == "passed"
+    assert by_name["test_refused"] == {"nodeid": "test_mix.py::test_refused", "outcome": "unsupported",
+                                       "reason": "dtype(s) torch.float16, torch.bfloat16"}
+    assert by_name["test_other_value_error"]["outcome"] == "failed"
+    assert "Given shapes are wrong" in by_name["test_other_value_error"]["reason"]
+    assert by_name["test_skipped"] == {"nodeid": "test_mix.py::test_skipped", "outcome": "skipped",
+                                       "reason": "needs CUDA graphs"}
+    assert by_name["test_skipif"]["reason"] == "CUDA is not available"
+    assert by_name["test_setup_error"]["outcome"] == "error"
+    assert by_name["test_setup_error"]["reason"].startswith("setup: ")
+    assert doc["counts"] == {"passed": 1, "failed": 1, "error": 1, "skipped": 2, "unsupported": 1}
+    assert doc["exit_status"] == 1
+
+
+def test_outcomes_of_a_collection_error(pytester, write_plan, tmp_path):
+    outcomes = tmp_path / "outcomes.json"
+    write_plan(outcomes_file=str(outcomes))
+    pytester.makepyfile(test_broken="import no_such_module_here\n")
+    pytester.runpytest("-p", "zl_identity")
+    doc = json.loads(outcomes.read_text())
+    assert doc["counts"]["error"] == 1 and doc["tests"][0]["reason"].startswith("collection: ")
+
+
+def test_refused_dtypes_matches_flaggems_wording_only():
+    assert zl_identity.refused_dtypes(
+        ValueError("Given dtype(s) 'torch.int32'can't be supported by this op 'mm'")) == "torch.int32"
+    assert zl_identity.refused_dtypes(ValueError("Given dtype(s) 'x' is odd")) is None
+    assert zl_identity.refused_dtypes(TypeError("Given dtype(s) 'x'can't be supported by this op 'y'")) is None

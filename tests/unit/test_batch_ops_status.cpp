@@ -57,3 +57,26 @@ TEST_CASE("zl::batch::parse_ops_status: slurm_state round-trips; the header of t
   CHECK_THROWS_WITH_AS(batch::parse_ops_status("op,status\n", "x.csv"),
                        doctest::Contains("x.csv:1: not an ops_status.csv of this zl"), Error);
 }
+
+TEST_CASE("zl::batch::status_from_exit: what the identity recorded tells declined from failed")
+{
+  CHECK(batch::status_from_exit(1, 0, false, false, "unsupported") == "unsupported");
+  CHECK(batch::status_from_exit(0, 0, false, false, "skipped") == "skipped");
+  CHECK(batch::status_from_exit(1, 4, false, false, "ok") == "ok"); // only a dtype was refused
+  CHECK(batch::status_from_exit(1, 0, false, false, "failed") == "failed");
+  CHECK(batch::status_from_exit(1, 0, false, false) == "failed");
+  CHECK(batch::status_from_exit(0, 0, false, false, "ok") == "no_rows");
+  CHECK(batch::status_from_exit(1, 0, true, false, "unsupported") == "timeout");
+  CHECK(batch::status_from_exit(130, 0, false, true, "unsupported") == "interrupted");
+  CHECK(batch::status_from_exit(3, 0, false, false, "unsupported") == "preflight_failed");
+}
+
+TEST_CASE("zl::results::settled: ok and what FlagGems declined, nothing else")
+{
+  for (const char* s : {"ok", "unsupported", "skipped"}) {
+    CHECK(results::settled(s));
+  }
+  for (const char* s : {"failed", "no_rows", "timeout", "crashed", "interrupted", "pending", "preflight_failed", ""}) {
+    CHECK_FALSE(results::settled(s));
+  }
+}

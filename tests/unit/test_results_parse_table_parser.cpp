@@ -1,3 +1,4 @@
+#include "results/parse/table_lines.hpp"
 #include "results/parse/table_parser.hpp"
 
 #include "fixture.hpp"
@@ -253,4 +254,18 @@ TEST_CASE("zl::results::parse::parse_text_log: edge cases")
   Parsed capped("t", flood);
   REQUIRE(capped.diags.size() == 101); // 500 bad rows and "no rows"
   CHECK(capped.diags.back().reason == "401 more malformed lines not shown");
+}
+
+TEST_CASE("zl::results::parse::parse_text_log: FlagGems refusing a dtype is no failed row, cut or whole")
+{
+  // pytest 8's summary lines, cut at 80 columns as in a run.log, and whole (-vv).
+  Parsed p("t", "FAILED benchmark/test_mm.py::test_mm - ValueError: Given dtype(s) 'torch.int3...\n"
+                "FAILED benchmark/test_abs.py::test_perf_abs - ValueError: Given dtype(s) 'torch.float16'can't be "
+                "supported by this op 'abs'\n"
+                "FAILED benchmark/test_add.py::test_perf_add - ValueError: Given shapes are wrong\n");
+  REQUIRE(p.log.rows.size() == 1);
+  CHECK(p.log.rows[0].op() == "perf_add");
+  CHECK(p.log.rows[0].source == RowSource::test_failure);
+  CHECK(is_dtype_refusal("ValueError: Given dtype(s) 'torch.int32'can't be supported by this op 'mm'"));
+  CHECK_FALSE(is_dtype_refusal("RuntimeError: Given dtype(s) 'x'"));
 }

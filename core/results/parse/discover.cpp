@@ -236,10 +236,16 @@ void refuse_shared_runs(const Discovery& a, const Discovery& b)
 
 std::vector<std::pair<char, OpOutcome>> unfinished_ops(const Discovery& a, const Discovery& b)
 {
+  // An op FlagGems declined alike on both sides (unsupported on both) is neither a failure nor
+  // a pairing: it is left out. Declined on one side only, it is told.
+  auto declined_alike = [](const OpOutcome& o, const Discovery& other) {
+    return settled(o.status) && std::any_of(other.ops.begin(), other.ops.end(),
+                                            [&](const OpOutcome& p) { return p.op == o.op && p.status == o.status; });
+  };
   std::vector<std::pair<char, OpOutcome>> out;
-  for (const auto& [side, found] : {std::make_pair('A', &a), std::make_pair('B', &b)}) {
+  for (const auto& [side, found, other] : {std::make_tuple('A', &a, &b), std::make_tuple('B', &b, &a)}) {
     for (const auto& o : found->ops) {
-      if (o.status != "ok") {
+      if (o.status != "ok" && !declined_alike(o, *other)) {
         out.emplace_back(side, o);
       }
     }

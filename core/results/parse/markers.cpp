@@ -11,7 +11,7 @@ namespace zl::results::parse {
 
 namespace {
 
-constexpr std::array<std::string_view, 11> k_known = {
+constexpr std::array<std::string_view, 12> k_known = {
     "ZL_RUN",
     "ZL_TIMER",
     "BENCHMARK_DIRECT_NO_CUDAGRAPH",
@@ -22,6 +22,7 @@ constexpr std::array<std::string_view, 11> k_known = {
     "ZL_COMPAT_KEPT",
     "ZL_DEVICE_MISMATCH",
     "ZL_IDENTITY_WRITE_FAILED",
+    "ZL_UNSUPPORTED",
     "PREFLIGHT_FAILED",
 };
 

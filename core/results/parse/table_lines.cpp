@@ -231,6 +231,11 @@ std::optional<TestFailure> parse_test_failure(std::string_view line)
   return f;
 }
 
+bool is_dtype_refusal(std::string_view reason)
+{
+  return starts_with(reason, "ValueError: Given dtype(s) ");
+}
+
 std::string op_of_node(std::string_view node)
 {
   auto name = node.substr(node.rfind("::") == std::string_view::npos ? 0 : node.rfind("::") + 2);

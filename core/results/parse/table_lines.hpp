@@ -47,6 +47,12 @@ struct TestFailure
 };
 std::optional<TestFailure> parse_test_failure(std::string_view line);
 
+// True when a failure's reason is FlagGems refusing a requested dtype ("ValueError: Given
+// dtype(s) 'torch.float16'can't be supported by this op 'X'", every release since v3.0): the
+// op's answer, not a failed row (the run's identity records it as unsupported). Only the start
+// is matched: pytest cuts summary lines at the terminal's width.
+bool is_dtype_refusal(std::string_view reason);
+
 // The op a pytest node's function stands for, as FLAGGEMS_PERF_CURRENT_OP holds it:
 // benchmark/test_add.py::test_add_alpha[2] -> add_alpha.
 std::string op_of_node(std::string_view node);

@@ -55,12 +55,15 @@ void json_group(util::JsonWriter& j, const GroupSummary& g)
   w.EndObject();
 }
 
-// The ops whose campaign did not call them ok, as "op status, …".
-std::string unfinished(const std::vector<OpOutcome>& ops)
+// The ops whose campaign did not call them ok, as "op status, …": those FlagGems declined
+// (declined true: unsupported, skipped) or the others.
+std::string unfinished(const std::vector<OpOutcome>& ops, bool declined)
 {
   std::string out;
   for (const auto& o : ops) {
-    out += o.status == "ok" ? "" : fmt::format("{}{} {}", out.empty() ? "" : ", ", o.op, o.status);
+    if (o.status != "ok" && settled(o.status) == declined) {
+      out += fmt::format("{}{} {}", out.empty() ? "" : ", ", o.op, o.status);
+    }
   }
   return out;
 }
@@ -238,7 +241,12 @@ std::string format_summary(const Summary& s, const std::vector<std::string>& pat
   }
   out += "\n" + render(t, f) + "\n";
   out += md ? "" : "SPEEDUP is the geometric mean of torch latency / FlagGems latency over the rows that succeeded.\n";
-  if (const auto ops = unfinished(s.ops); !ops.empty()) {
+  if (const auto ops = unfinished(s.ops, true); !ops.empty()) {
+    out += fmt::format("{}declined by FlagGems, not failures: {} (unsupported: a requested dtype the op does not "
+                       "take; skipped: every test skipped)\n",
+                       md ? "\n" : "", ops);
+  }
+  if (const auto ops = unfinished(s.ops, false); !ops.empty()) {
     out += fmt::format("{}did not finish ok: {} (STATUS from ops_status.csv; their rows, if any, are partial; "
                        "each counts one failure)\n",
                        md ? "\n" : "", ops);
