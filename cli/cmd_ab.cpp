@@ -62,8 +62,8 @@ int cmd_ab(Context& ctx, const Args& args)
   }
   auto value = [&](const char* name) { return vm->count(name) ? (*vm)[name].as<std::string>() : std::string(); };
   const auto op = value("op");
-  if (!util::is_identifier(op)) {
-    throw Error("zl ab: --op OP is required and must be an operator name ([a-z0-9_]+)");
+  if (!util::is_op_name(op)) {
+    throw Error("zl ab: --op OP is required and must be an operator name ([A-Za-z0-9_]+)");
   }
   const int rounds = (*vm)["rounds"].as<int>();
   if (rounds < 1 || rounds > 1000) {

@@ -246,8 +246,8 @@ int cmd_batch(Context& ctx, const Args& args)
                                  : vm->count("ops-file") ? batch::read_ops_file(value("ops-file"))
                                                          : batch::all_ops(flaggems);
   for (const auto& op : ops) {
-    if (!util::is_identifier(op)) {
-      throw Error(fmt::format("--ops: '{}' is not an op name ([a-z0-9_]+)", op));
+    if (!util::is_op_name(op)) {
+      throw Error(fmt::format("--ops: '{}' is not an op name ([A-Za-z0-9_]+)", op));
     }
   }
   if (ops.empty()) {

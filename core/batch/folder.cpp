@@ -211,9 +211,9 @@ std::vector<std::string> read_ops_file(const std::string& path)
     if (line.empty()) {
       continue;
     }
-    if (!util::is_identifier(line)) {
-      throw Error(
-          fmt::format("{}:{}: '{}' is not an op name ([a-z0-9_]+)", util::printable(path), n, util::printable(line)));
+    if (!util::is_op_name(line)) {
+      throw Error(fmt::format("{}:{}: '{}' is not an op name ([A-Za-z0-9_]+)", util::printable(path), n,
+                              util::printable(line)));
     }
     ops.push_back(line);
   }

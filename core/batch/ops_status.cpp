@@ -118,8 +118,8 @@ std::vector<OpStatus> parse_ops_status(const std::string& text, const std::strin
       OpStatus o;
       o.op = f[0];
       // The op names a folder of the campaign: --resume moves and writes there.
-      if (!util::is_identifier(o.op)) {
-        throw Error(fmt::format("{}:{}: '{}' is not an op name ([a-z0-9_]+); repair or remove the line and --resume "
+      if (!util::is_op_name(o.op)) {
+        throw Error(fmt::format("{}:{}: '{}' is not an op name ([A-Za-z0-9_]+); repair or remove the line and --resume "
                                 "again",
                                 path, n + 1, o.op));
       }

@@ -93,8 +93,8 @@ void validate(const Request& r)
     throw Error("--test-node names the node by itself: give it without --op and --op-file (the variables OP, "
                 "OP_FILE and TEST_NODE count too when the option is absent)");
   }
-  if (!r.op.empty() && !util::is_identifier(r.op)) {
-    throw Error(fmt::format("--op {} is not an operator name ([a-z0-9_]+); to run a file, use --op-file", r.op));
+  if (!r.op.empty() && !util::is_op_name(r.op)) {
+    throw Error(fmt::format("--op {} is not an operator name ([A-Za-z0-9_]+); to run a file, use --op-file", r.op));
   }
   check_extra_args(r.extra_args);
   one_of("--level", r.level, k_levels);

@@ -128,8 +128,8 @@ shapes::Resolution resolve(const Request& r)
   if (r.level != "core" && r.level != "comprehensive") {
     throw Error(fmt::format("--level {} is not accepted; use one of: core, comprehensive", r.level));
   }
-  if (!util::is_identifier(r.op)) {
-    throw Error(fmt::format("--op {} is not an operator name ([a-z0-9_]+)", r.op));
+  if (!util::is_op_name(r.op)) {
+    throw Error(fmt::format("--op {} is not an operator name ([A-Za-z0-9_]+)", r.op));
   }
   const auto node = run::resolve_node(r.flaggems_dir, r.op, "", "");
   run::PreflightInput in{

@@ -48,6 +48,13 @@ bool is_identifier(std::string_view s)
                                    [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
 }
 
+bool is_op_name(std::string_view s)
+{
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
 size_t edit_distance(std::string_view a, std::string_view b)
 {
   std::vector<size_t> row(b.size() + 1);

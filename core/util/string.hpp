@@ -11,6 +11,8 @@ std::vector<std::string> split(std::string_view s, char sep, bool skip_empty = t
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 std::string_view trim(std::string_view s);
 bool is_identifier(std::string_view s); // [a-z0-9_]+
+// An op name: [A-Za-z0-9_]+ (FlagGems has benchmark/test_Concat.py).
+bool is_op_name(std::string_view s);
 // 'text' with every ' written as '\'' : one word for a POSIX shell or Python's shlex, whatever
 // text holds.
 std::string shell_quote(const std::string& text);

@@ -21,6 +21,17 @@ TEST_CASE("zl::util::is_identifier")
   CHECK_FALSE(is_identifier("a-b"));
 }
 
+TEST_CASE("zl::util::is_op_name: FlagGems' op names, capitals included, never a path")
+{
+  CHECK(is_op_name("abs"));
+  CHECK(is_op_name("Concat")); // benchmark/test_Concat.py
+  CHECK(is_op_name("amp_foreach_non_finite_check_and_unscale_"));
+  CHECK_FALSE(is_op_name(""));
+  CHECK_FALSE(is_op_name("../abs"));
+  CHECK_FALSE(is_op_name("a-b"));
+  CHECK_FALSE(is_op_name("a b"));
+}
+
 TEST_CASE("zl::util::edit_distance")
 {
   CHECK(edit_distance("devices", "devices") == 0);
