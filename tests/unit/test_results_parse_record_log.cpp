@@ -81,15 +81,28 @@ TEST_CASE("zl::results::parse::merge_record")
                              "table's values are kept");
     CHECK(log.rows[0].gems_ms == 0.001);
   }
-  SUBCASE("a record without its table adds rows")
+  SUBCASE("a record of a dtype whose table the run lost adds rows")
   {
-    entries[1].op = "prod";
+    entries[1].op = "abs";
+    entries[1].dtype = "torch.bfloat16";
     CHECK(merge_record(log.rows, log.tables, entries, "graph", store, "record.log", diags));
+    CHECK(diags.empty());
     REQUIRE(log.rows.size() == 9);
-    CHECK(log.rows[7].op() == "prod");
+    CHECK(log.rows[7].op() == "abs");
     CHECK(log.rows[7].source == RowSource::record);
     CHECK(log.rows[7].timer() == "graph");
     CHECK(log.rows[7].line == 3);
+  }
+  SUBCASE("a record of an op the run printed no table of is foreign: named, not counted")
+  {
+    entries[1].op = "prod";
+    CHECK_FALSE(merge_record(log.rows, log.tables, entries, "graph", store, "record.log", diags));
+    CHECK(log.rows.size() == 7);
+    REQUIRE(diags.size() == 1);
+    CHECK(diags[0].file == "record.log");
+    CHECK(diags[0].line == 3);
+    CHECK(diags[0].reason.find("record log entry prod ") == 0);
+    CHECK(diags[0].reason.find("foreign") != std::string::npos);
   }
 }
 

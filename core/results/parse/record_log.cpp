@@ -6,6 +6,7 @@
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -178,10 +179,21 @@ bool merge_record(Rows& rows, const std::vector<TableInfo>& tables, const std::v
   }
   std::map<Key, std::size_t> seen;
   bool added = false;
+  bool cut = false; // a table was cut off: the log ends there, and the records after it are its
   for (const auto& e : entries) {
     const Key key{e.op, e.dtype};
     const std::size_t nth = seen[key]++;
     const auto it = by_key.find(key);
+    const bool printed_op = std::any_of(tables.begin(), tables.end(), [&](const TableInfo& t) { return t.op == e.op; });
+    if (!tables.empty() && !printed_op && !cut) {
+      // The session printed tables, none of this op: the record was written by another session
+      // into this file (a warm worker whose logging kept an earlier op's record log open).
+      diags.push_back({record_file, e.line,
+                       fmt::format("record log entry {} {} is of an op whose table this run never printed: a record "
+                                   "of another run (foreign), not counted",
+                                   e.op, e.dtype)});
+      continue;
+    }
     if (it == by_key.end() || nth >= it->second.size()) {
       add_rows(rows, e, default_timer, store);
       added = added || !e.items.empty();
@@ -216,6 +228,7 @@ bool merge_record(Rows& rows, const std::vector<TableInfo>& tables, const std::v
                                    e.op, e.dtype, e.items.size(), t.line, printed, e.items.size() - printed)});
       add_rows(rows, e, printed > 0 ? rows[t.first_row].timer() : default_timer, store, printed);
       added = true;
+      cut = true;
     }
     for (std::size_t i = 0; i < printed; ++i) {
       auto& r = rows[t.first_row + i];

@@ -35,8 +35,10 @@ std::vector<RecordEntry> parse_record_log(std::string_view text, const std::stri
 // belongs to the n-th table of that op and dtype: where its rows agree with the table's
 // (to the table's six decimals) they take the record's full-precision values; items past the
 // end of a table cut off, and every item of an entry whose table the text log lacks, become
-// rows of their own (source record; timer: the table's, else default_timer). Returns whether
-// rows were added.
+// rows of their own (source record; timer: the table's, else default_timer). An entry of an op
+// the text log printed no table of, in a log that has tables and was not cut before it, is
+// another session's (FlagGems prints each table before its record): a diagnostic names it as
+// foreign, and it adds no row. Returns whether rows were added.
 bool merge_record(Rows& rows, const std::vector<TableInfo>& tables, const std::vector<RecordEntry>& entries,
                   std::string_view default_timer, TextStore& store, const std::string& record_file,
                   std::vector<Diagnostic>& diags);
