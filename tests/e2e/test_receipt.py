@@ -28,8 +28,8 @@ def test_receipt_records_and_verifies(zl, tmp_path):
     assert roles["shapes"]["path"] == str(CORPUS / "benchmark" / "core_shapes.yaml")
     assert "plugin:zl_worker" not in roles  # a fresh process: no worker ran it
     results = {e["path"]: e["sha256"] for e in receipt["results"]}
-    assert set(results) == {"plan.json", "python_versions.json", "record.log", "run.log", "run_identity.json",
-                            "shapes.yaml"}
+    assert set(results) == {"outcomes.json", "plan.json", "python_versions.json", "record.log", "run.log",
+                            "run_identity.json", "shapes.yaml"}
     assert results["run.log"] == sha256(run / "run.log")
     assert receipt["runs"][0]["identity"]["backend"]["name"] == "cpu"
     assert "every digest matches" in zl.run("receipt", "--verify", str(run), check_rc=0).stdout

@@ -237,7 +237,8 @@ def test_long_flaggems_path_runs(zl, tmp_path):
     assert (out / "record.log").read_text().startswith("[INFO] Benchmark record logger enabled")
     assert len(tables(out)) == 2
     assert sorted(p.name for p in out.iterdir()) == [
-        "plan.json", "python_versions.json", "record.log", "run.log", "run_identity.json", "shapes.yaml"]
+        "outcomes.json", "plan.json", "python_versions.json", "record.log", "run.log", "run_identity.json",
+        "shapes.yaml"]
 
 
 def test_record_log_name_over_the_limit_fails_preflight(zl, tmp_path):
