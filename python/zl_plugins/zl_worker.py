@@ -7,17 +7,26 @@ Why pytest.main in-process and not a fork of a pre-imported parent: `import flag
 initializes CUDA in the importing process, and a CUDA context does not survive fork, so a fork
 server could only stop at torch and triton and would pay flag_gems' import (most of the cost)
 per op. In-process keeps everything imported; its isolation is what this module resets per op
-(environment, working folder, sys.path, sys.argv, the modules the op imported) and what zl
-records (the worker's pid and how many ops it ran before, in run_identity.json). A worker that
-dies takes only its current op with it: zl records that op as crashed and starts a new worker.
+(environment, working folder, sys.path, sys.argv, the modules the op imported), what zl_state
+puts back to the baseline it read right after the preload (logging, warnings, signal handlers,
+sys hooks, torch's settings and RNG, rebound library functions...), and what zl records (the
+worker's pid and how many ops it ran before, in run_identity.json). A worker that dies takes
+only its current op with it: zl records that op as crashed and starts a new worker.
 
 Protocol, one JSON object per line over two pipes named by ZL_WORKER_FDS="IN,OUT" (never
 stdout or stderr: those carry the ops' output, which zl routes to the op's run.log and log):
   worker -> zl, once imported: {"ready": true, "pid": N, "preloaded": [...], "failed": {name: error}}
   zl -> worker, per op:        {"args": [pytest args], "env": {NAME: VALUE}, "cwd": DIR}
-  worker -> zl, per op:        {"exit": pytest's exit status}
+  worker -> zl, per op:        {"exit": pytest's exit status, "restored": [str...],
+                                "unrestorable": [str...]}
+"restored" names what the op changed and the worker put back (zl records it as
+executor.restored); "unrestorable" what it could not put back, such as a thread still running
+or an atexit callback (executor.recycled): zl ends the worker after such an op. Each string is
+a short item, e.g. "logging: root handlers (1 added: FileHandler result_x.log)".
 End of input: the worker exits 0. ZL_WORKER_PRELOAD is the comma list of modules to import
 after pytest; one that fails to import is reported in "failed", never fatal.
+ZL_WORKER_DEVICE_MODULE names the backend's device module (torch.cuda, torch.musa; empty: none),
+whose RNG states, current device and stream zl_state restores and whose cache it empties.
 """
 import faulthandler
 import importlib
@@ -27,6 +36,8 @@ import signal
 import sys
 import sysconfig
 import traceback
+
+import zl_state
 
 
 def _preload(names):
@@ -61,7 +72,7 @@ def _library_dirs():
 
 
 class Worker:
-    def __init__(self, preload):
+    def __init__(self, preload, device_module=""):
         start_path = os.environ.get("PYTHONPATH", "")
         self.loaded, self.failed = _preload(preload)
         # sys.path as `python -m pytest` has it, less the folder and PYTHONPATH zl started us with.
@@ -71,8 +82,15 @@ class Worker:
         self.baseline = set(sys.modules)
         self.preloaded_roots = {name.split(".")[0] for name in self.baseline}
         self.library_dirs = _library_dirs()
+        # Last: the state every op starts from, as a fresh process has it after these imports.
+        self.state = zl_state.State(self.preloaded_roots, device_module)
 
     def run(self, request):
+        """Runs one op; its reply: pytest's exit status and what the op left behind."""
+        code = self._session(request)
+        return dict({"exit": code}, **self.state.restore())
+
+    def _session(self, request):
         args, env, cwd = list(request["args"]), dict(request["env"]), request["cwd"]
         saved_env, saved_cwd = dict(os.environ), os.getcwd()
         saved_path, saved_argv = list(sys.path), list(sys.argv)
@@ -198,7 +216,7 @@ def _on_parent_death(signum, frame):
     os.killpg(os.getpgrp(), signal.SIGKILL)
 
 
-def serve(in_fd, out_fd, preload):
+def serve(in_fd, out_fd, preload, device_module=""):
     # Ctrl-C reaches the worker only through zl (its own process group), and only during an op.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, _on_parent_death)
@@ -214,12 +232,12 @@ def serve(in_fd, out_fd, preload):
         replies.write(json.dumps(obj) + "\n")
         replies.flush()
 
-    worker = Worker(preload)
+    worker = Worker(preload, device_module)  # after the signals above: they are its baseline
     reply({"ready": True, "pid": os.getpid(), "preloaded": worker.loaded, "failed": worker.failed})
     for line in requests:
         if line.strip():
             _reap()  # between ops: every child left is one zl has ended
-            reply({"exit": worker.run(json.loads(line))})
+            reply(worker.run(json.loads(line)))
     return 0
 
 
@@ -231,9 +249,10 @@ def main():
               "zl starts this module itself", file=sys.stderr)
         return 2
     preload = [m for m in os.environ.get("ZL_WORKER_PRELOAD", "").split(",") if m]
-    for name in ("ZL_WORKER_FDS", "ZL_WORKER_PRELOAD"):
+    device_module = os.environ.get("ZL_WORKER_DEVICE_MODULE", "")
+    for name in ("ZL_WORKER_FDS", "ZL_WORKER_PRELOAD", "ZL_WORKER_DEVICE_MODULE"):
         os.environ.pop(name, None)
-    return serve(in_fd, out_fd, preload)
+    return serve(in_fd, out_fd, preload, device_module)
 
 
 if __name__ == "__main__":
