@@ -78,8 +78,8 @@ public:
     launched.executor.name = "warm";
     if (!m_slot.worker) {
       try {
-        m_slot.worker = std::make_unique<Worker>(plan.argv[0], worker_env, warm_preload(m_backend), sinks,
-                                                 [this](int pid) { publish(pid); });
+        m_slot.worker = std::make_unique<Worker>(plan.argv[0], worker_env, warm_preload(m_backend),
+                                                 m_backend.desc.torch_module, sinks, [this](int pid) { publish(pid); });
       } catch (const Error& e) {
         retire();
         if (!stopped()) {
@@ -103,6 +103,10 @@ public:
       launched.crash.clear(); // the worker died of zl's own stop
     }
     note = launched.crash;
+    if (note.empty() && !launched.executor.recycled.empty()) {
+      note = "the op left what its worker cannot undo (" + util::join(launched.executor.recycled, "; ") +
+             "); the next op gets a new worker";
+    }
     if (!m_slot.worker->alive() || launched.result.stop_requested) {
       retire(); // a stopped op's worker may be anywhere in its work: never reuse it
     }

@@ -115,6 +115,20 @@ std::string last_lines(const std::string& text)
   return out.size() > 400 ? "…" + out.substr(out.size() - 400) : out;
 }
 
+// The strings of d[key], a list (absent: none).
+std::vector<std::string> strings_of(const rapidjson::Document& d, const char* key)
+{
+  std::vector<std::string> out;
+  if (d.HasMember(key) && d[key].IsArray()) {
+    for (const auto& v : d[key].GetArray()) {
+      if (v.IsString()) {
+        out.emplace_back(v.GetString(), v.GetStringLength());
+      }
+    }
+  }
+  return out;
+}
+
 std::string how_it_ended(int status)
 {
   if (WIFSIGNALED(status)) {
@@ -126,7 +140,7 @@ std::string how_it_ended(int status)
 } // namespace
 
 Worker::Worker(const std::string& python, const std::vector<std::string>& env, const std::vector<std::string>& preload,
-               const run::Sinks& sinks, const std::function<void(int)>& on_spawn)
+               const std::string& device_module, const run::Sinks& sinks, const std::function<void(int)>& on_spawn)
 {
   int requests[2], replies[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, requests) != 0 || ::pipe2(replies, O_CLOEXEC) != 0) {
@@ -141,6 +155,7 @@ Worker::Worker(const std::string& python, const std::vector<std::string>& env, c
     list += (list.empty() ? "" : ",") + m;
   }
   spec.env->push_back("ZL_WORKER_PRELOAD=" + list);
+  spec.env->push_back("ZL_WORKER_DEVICE_MODULE=" + device_module);
   spec.new_process_group = true;
   // Not SIGKILL: the worker ends what its op started when zl dies (python/zl_plugins/zl_worker.py).
   // Not SIGTERM either: a dying zl's threads exit one by one, so the worker may be told while its
@@ -285,6 +300,9 @@ run::Launched Worker::run_op(const std::vector<std::string>& args, const std::ve
     rapidjson::Document d;
     if (!d.Parse(reply.c_str()).HasParseError() && d.IsObject() && d.HasMember("exit") && d["exit"].IsInt()) {
       launched.result.exit_code = d["exit"].GetInt();
+      launched.executor.restored = strings_of(d, "restored");
+      launched.executor.recycled = strings_of(d, "unrestorable");
+      m_spent = !launched.executor.recycled.empty();
     } else {
       m_dead = true; // a worker that says something else cannot be trusted with the next op
       launched.crash = fmt::format("the warm worker (pid {}) replied {}", m_pid, reply);

@@ -19,8 +19,10 @@ public:
   // Starts the worker with env (KEY=VALUE) and waits until it has imported pytest and preload;
   // on_spawn is told its pid, which leads its group, at once. Throws util::SpawnFailure when
   // python cannot be run, Error when the worker dies before it is ready (with what it printed).
+  // device_module is the backend's torch module ("torch.cuda", "" for none), whose RNG, device
+  // and stream the worker puts back after each op.
   Worker(const std::string& python, const std::vector<std::string>& env, const std::vector<std::string>& preload,
-         const run::Sinks& sinks, const std::function<void(int)>& on_spawn);
+         const std::string& device_module, const run::Sinks& sinks, const std::function<void(int)>& on_spawn);
   // Ends its process group: its requests closed, SIGTERM, the grace period, SIGKILL.
   ~Worker();
   Worker(const Worker&) = delete;
@@ -28,7 +30,8 @@ public:
 
   int pid() const { return m_pid; }
   long long ops_done() const { return m_ops; }
-  bool alive() const { return m_pid > 0 && !m_dead; }
+  // False once it died, or once an op left it with state it could not put back (recycled).
+  bool alive() const { return m_pid > 0 && !m_dead && !m_spent; }
   // Imports that failed at start, "name: error" each (reported, never fatal).
   const std::vector<std::string>& failed_imports() const { return m_failed; }
 
@@ -55,6 +58,7 @@ private:
   int m_out = -1;
   int m_err = -1;
   bool m_dead = false;
+  bool m_spent = false; // an op changed what the worker cannot undo: it runs no other op
   bool m_reaped = false;
   int m_status = 0;
   long long m_ops = 0;

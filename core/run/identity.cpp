@@ -159,6 +159,8 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   j.nullable("pid", o.executor.pid);
   j.nullable("ops_before", o.executor.ops_before);
   j.strings("preloaded", o.executor.preloaded);
+  j.strings("restored", o.executor.restored);
+  j.strings("recycled", o.executor.recycled);
   w.EndObject();
   // Under Slurm (a task of `zl batch --executor slurm`, or any job): which job, task and node, and
   // the GPUs Slurm allocated; null elsewhere. The visibility mask that allocation set is the

@@ -39,6 +39,11 @@ struct ExecutorInfo
   // What that process imported before the session (a warm worker's preload, ZL_WARM_PRELOAD
   // included): state the session inherited, so on record.
   std::vector<std::string> preloaded;
+  // A warm worker's account of the interpreter state the session changed: what it put back to
+  // the state of a fresh process (restored), and what it could not, for which it was ended after
+  // the session, so that no later op ran in it (recycled).
+  std::vector<std::string> restored;
+  std::vector<std::string> recycled;
 };
 
 // How pytest ended, as the launcher saw it.

@@ -179,6 +179,7 @@ def test_receipt_of_a_warm_campaign_names_the_worker(zl, tmp_path):
     zl.run("receipt", str(out), check_rc=0)
     roles = {e["role"]: e["path"] for e in json.loads((out / "receipt.json").read_text())["harness"]}
     assert roles["plugin:zl_worker"].endswith("zl_worker.py")
+    assert roles["plugin:zl_state"].endswith("zl_state.py")
     assert "plugin:zl_patch" in roles
 
 

@@ -1,6 +1,7 @@
 #include "exec/worker.hpp"
 
 #include "util/fs.hpp"
+#include "util/string.hpp"
 
 #include <boost/filesystem.hpp>
 #include <doctest/doctest.h>
@@ -37,7 +38,7 @@ TEST_CASE("zl::exec::Worker")
   std::string out, err;
   const run::Sinks sinks{[&out](std::string_view c) { out.append(c); }, [&err](std::string_view c) { err.append(c); }};
   int spawned = 0;
-  exec::Worker worker("/usr/bin/python3", worker_env(), {"json", "zl_no_such_module"}, sinks,
+  exec::Worker worker("/usr/bin/python3", worker_env(), {"json", "zl_no_such_module"}, "", sinks,
                       [&spawned](int pid) { spawned = pid; });
   CHECK(worker.pid() == spawned);
   REQUIRE(worker.failed_imports().size() == 1);
@@ -71,6 +72,21 @@ TEST_CASE("zl::exec::Worker")
     CHECK(l.crash.find("was killed by SIGSEGV") != std::string::npos);
     CHECK(l.crash.find("last words") != std::string::npos);
     CHECK_FALSE(worker.alive());
+  }
+  SUBCASE("what an op changes and the worker puts back is told; what it cannot, ends the worker's use")
+  {
+    const auto dir = make_op("state", "import logging, threading, time\n\n"
+                                      "def test_state():\n"
+                                      "    logging.getLogger('kept').addHandler(logging.FileHandler('x.log'))\n"
+                                      "    threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n");
+    const auto l = worker.run_op(args, env, dir, sinks, {});
+    CHECK(l.result.exit_code == 0);
+    INFO("restored: ", util::join(l.executor.restored, " | "), "; recycled: ", util::join(l.executor.recycled, " | "));
+    REQUIRE_FALSE(l.executor.restored.empty());
+    CHECK(l.executor.restored[0].find("logging") != std::string::npos);
+    REQUIRE(l.executor.recycled.size() == 1);
+    CHECK(l.executor.recycled[0].find("thread") != std::string::npos);
+    CHECK_FALSE(worker.alive()); // no other op runs in it
   }
   SUBCASE("what an op leaves running is ended, the worker stays")
   {
