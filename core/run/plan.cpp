@@ -158,9 +158,16 @@ std::vector<std::string> zl_pytest_options(const Plan& p)
 
 std::string pytest_addopts(const std::vector<std::string>& options)
 {
+  // pytest splits the variable as a POSIX shell would: a word of plain characters stays as it is
+  // (readable in run.log's '# pytest:' line), any other is quoted.
+  auto plain = [](const std::string& o) {
+    return !o.empty() &&
+           o.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.,/:=+@") ==
+               std::string::npos;
+  };
   std::vector<std::string> quoted;
   for (const auto& o : options) {
-    quoted.push_back(util::shell_quote(o)); // pytest splits the variable as a POSIX shell would
+    quoted.push_back(plain(o) ? o : util::shell_quote(o));
   }
   return util::join(quoted, " ");
 }

@@ -196,6 +196,6 @@ TEST_CASE("zl::run::record_log_name follows FlagGems' rule")
 
 TEST_CASE("zl::run::pytest_addopts: each option one word for pytest's shlex split")
 {
-  CHECK(run::pytest_addopts({"-s", "-c", "/it's here/pytest.ini", "-m", "abs"}) ==
-        "'-s' '-c' '/it'\\''s here/pytest.ini' '-m' 'abs'");
+  CHECK(run::pytest_addopts({"-s", "-c", "/it's here/pytest.ini", "-m", "abs", "", "$HOME"}) ==
+        "-s -c '/it'\\''s here/pytest.ini' -m abs '' '$HOME'");
 }
