@@ -135,6 +135,19 @@ def test_campaign_view_of_a_real_campaign(zl, tmp_path, browser):
     assert len(fallbacks[0].find_elements("css selector", "tbody tr")) == len(summary["groups"])
 
 
+def test_declined_ops_are_apart_from_failed_ones(zl, tmp_path, browser):
+    campaign = tmp_path / "campaign"
+    zl.run("batch", "--flaggems", str(CORPUS), "--ops", "abs,sum_dim,fft,nosuchop", "--dtypes", "float16",
+           "--python", PYTHON, "--out", str(campaign), check_rc=1)
+    page = report(zl, str(campaign), out=tmp_path / "declined.html")
+    open_page(browser, page, "declined")
+    declined = [li.text for li in browser.find_elements("css selector", "ul.declined li")]
+    unfinished = [li.text for li in browser.find_elements("css selector", "ul.unfinished li")]
+    assert sorted(declined) == ["fft: skipped", "sum_dim: unsupported"]
+    assert unfinished == ["nosuchop: preflight_failed"]
+    assert "Ops FlagGems declined, not failures" in text_of(browser)
+
+
 def two_ops(root, abs_latencies, neg_latencies):
     """A side of rounds holding two ops: abs and neg, at three sizes each."""
     side(root, abs_latencies)

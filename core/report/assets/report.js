@@ -181,9 +181,16 @@
       if (byOp.size) sec.append(el('h4', {}, 'Latency against size, per op'));
       for (const [op, series] of byOp) sec.append(opSection(op, series));
     });
-    if (d.ops_status.length) {
+    // unsupported (a dtype the op does not take) and skipped are FlagGems' answers, not failures.
+    const declined = d.ops_status.filter((o) => o[1] === 'unsupported' || o[1] === 'skipped');
+    const failed = d.ops_status.filter((o) => !declined.includes(o));
+    if (declined.length) {
+      main.append(el('h3', {}, 'Ops FlagGems declined, not failures (ops_status.csv)'),
+        el('ul', { class: 'declined' }, ...declined.map((o) => el('li', { class: 'status-declined' }, `${o[0]}: ${o[1]}`))));
+    }
+    if (failed.length) {
       main.append(el('h3', {}, 'Ops that did not finish ok (ops_status.csv)'),
-        el('ul', {}, ...d.ops_status.map((o) => el('li', { class: 'status-bad' }, `${o[0]}: ${o[1]}`))));
+        el('ul', { class: 'unfinished' }, ...failed.map((o) => el('li', { class: 'status-bad' }, `${o[0]}: ${o[1]}`))));
     }
     if (DATA.attempts && DATA.attempts.length) {
       main.append(el('p', {}, `Earlier attempts (listed, not counted): ${DATA.attempts.join(', ')}`));
