@@ -50,8 +50,11 @@ class Report:
 
 
 class State:
-    def __init__(self, roots, device_module=""):
+    def __init__(self, roots, device_module="", flag_roots=()):
         self.roots = frozenset(roots)  # top-level packages whose module attributes are watched
+        # the preloaded libraries (torch, flag_gems, ZL_WARM_PRELOAD's): their public plain
+        # values too (the standard library's and pytest's are caches: tempfile.tempdir)
+        self.flag_roots = frozenset(flag_roots)
         self.device_module = device_module
         self.base = {}
         for name, take, _ in _SECTIONS:
@@ -405,13 +408,29 @@ def _check_device(state, base, report):
             report.failed("{}.{}".format(state.device_module, name), e)
 
 
-# -- monkeypatches: a function, class, method or module of a preloaded library rebound
+# -- monkeypatches and global flags: a function, class, method or module of a preloaded library
+# rebound, or one of its public plain values (ALLOW_TF32 = True) set
+
+_SCALARS = (bool, int, float, str, type(None))
+
+
+def _watched(key, value, flags):
+    # Private plain values are a library's own bookkeeping (_initialized): left alone.
+    return isinstance(value, _KINDS) or (flags and type(value) in _SCALARS and not key.startswith("_"))
+
+
+def _unchanged(then, value):
+    if value is then:
+        return True
+    return type(then) in _SCALARS and type(value) is type(then) and value == then
+
 
 def _take_modules(state):
     bindings = []
     for name, module in list(sys.modules.items()):
         if name.partition(".")[0] in state.roots and isinstance(module, types.ModuleType):
-            pairs = [(k, v) for k, v in list(_namespace(module).items()) if isinstance(v, _KINDS)]
+            flags = name.partition(".")[0] in state.flag_roots
+            pairs = [(k, v) for k, v in list(_namespace(module).items()) if _watched(k, v, flags)]
             if pairs:
                 bindings.append((name, module) + tuple(zip(*pairs)))  # name, module, keys, values
     return dict(sys.modules), bindings
@@ -430,12 +449,14 @@ def _check_modules(state, base, report):
             if now == values:
                 continue
         for key, then, value in zip(keys, values, now):
-            if value is not then:
+            if not _unchanged(then, value):
+                what = ("monkeypatch: {}.{}" if isinstance(then, _KINDS) else "global: {}.{}").format(name, key)
                 try:
                     setattr(module, key, then)
-                    rebound.append("monkeypatch: {}.{}".format(name, key))
+                    rebound.append(what if isinstance(then, _KINDS) else
+                                   "{} ({!r}, baseline {!r})".format(what, value, then)[:200])
                 except Exception as e:
-                    report.failed("monkeypatch: {}.{}".format(name, key), e)
+                    report.failed(what, e)
     report.restored += rebound[:MAX_REBOUND]
     if len(rebound) > MAX_REBOUND:
         report.restored.append("monkeypatch: {} more attributes".format(len(rebound) - MAX_REBOUND))

@@ -83,7 +83,8 @@ class Worker:
         self.preloaded_roots = {name.split(".")[0] for name in self.baseline}
         self.library_dirs = _library_dirs()
         # Last: the state every op starts from, as a fresh process has it after these imports.
-        self.state = zl_state.State(self.preloaded_roots, device_module)
+        self.state = zl_state.State(self.preloaded_roots, device_module,
+                                    {name.split(".")[0] for name in self.loaded})
 
     def run(self, request):
         """Runs one op; its reply: pytest's exit status and what the op left behind."""

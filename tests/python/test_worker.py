@@ -258,6 +258,38 @@ def test_a_preloaded_library_s_rebound_functions_are_put_back(tmp_path):
     assert (tmp_path / "out.txt").read_text() == '{"a": 1} True flipped True\n'
 
 
+FLAGS = "ALLOW_TF32 = False\nMODE = None\n_initialized = False\n"
+FLIP = """
+import zl_fake_flags
+
+def test_flip():
+    zl_fake_flags.ALLOW_TF32 = True
+    zl_fake_flags.MODE = "fast"
+    zl_fake_flags._initialized = True  # the library's own bookkeeping: left alone
+"""
+SEE = """
+import os, zl_fake_flags
+
+def test_see():
+    with open(os.environ["OUT_FILE"], "a") as f:
+        f.write("{} {} {}\\n".format(zl_fake_flags.ALLOW_TF32, zl_fake_flags.MODE, zl_fake_flags._initialized))
+"""
+
+
+def test_a_preloaded_library_s_public_flags_are_put_back(tmp_path):
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "zl_fake_flags.py").write_text(FLAGS)
+    w = Driver(preload="zl_fake_flags", pythonpath=[lib])
+    env = op_env(tmp_path, "x", PYTHONPATH=os.pathsep.join(str(d) for d in PLUGIN_DIRS + [lib]))
+    reply = w.op(ARGS, env, op_dir(tmp_path, "flip", FLIP))
+    assert sorted(reply["restored"]) == ["global: zl_fake_flags.ALLOW_TF32 (True, baseline False)",
+                                         "global: zl_fake_flags.MODE ('fast', baseline None)"]
+    assert w.op(ARGS, env, op_dir(tmp_path, "see", SEE)) == ok()
+    assert w.close()[0] == 0
+    assert (tmp_path / "out.txt").read_text() == "False None True\n"
+
+
 def test_exit_status_passes_through_and_the_worker_goes_on(tmp_path):
     w = Driver()
     d = op_dir(tmp_path, "fails", "def test_no():\n    assert False\n")
