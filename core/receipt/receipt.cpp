@@ -155,8 +155,8 @@ void add_harness(Receipt& r, std::set<std::string>& seen, const std::string& rol
 }
 
 // The plugin files a run loaded: each -p module, the modules they import (zl_plan, zl_patch,
-// zl_autotune_records) and, for a run of a warm worker, zl_worker and zl_state; found along its
-// PYTHONPATH.
+// zl_autotune_records) and, for a run of a warm worker, zl_worker, zl_state and zl_state_items;
+// found along its PYTHONPATH.
 void add_plugins(Receipt& r, std::set<std::string>& seen, const rapidjson::Document& plan, bool warm)
 {
   if (!plan.HasMember("env_set") || !plan["env_set"].IsObject() || !plan.HasMember("plugins") ||
@@ -166,7 +166,7 @@ void add_plugins(Receipt& r, std::set<std::string>& seen, const rapidjson::Docum
   const auto dirs = util::split(str(plan["env_set"], "PYTHONPATH"), ':');
   std::vector<std::string> modules = {"zl_plan", "zl_patch", "zl_autotune_records"};
   if (warm) {
-    modules.insert(modules.end(), {"zl_worker", "zl_state"});
+    modules.insert(modules.end(), {"zl_worker", "zl_state", "zl_state_items"});
   }
   for (const auto& p : plan["plugins"].GetArray()) {
     const std::string m = p.IsString() ? p.GetString() : "";

@@ -24,30 +24,16 @@ import threading
 import time
 import types
 import warnings
-from collections import namedtuple
+
+import zl_state_items as state_items
 
 THREAD_GRACE_S = 0.5  # how long the threads an op started get to end, all of them together
 MAX_REBOUND = 10  # rebound attributes named one by one; more are counted
-_KINDS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type, types.ModuleType)
 _FATAL = {signal.SIGSEGV, signal.SIGFPE, signal.SIGABRT, signal.SIGBUS, signal.SIGILL}
 # A module's own namespace: a lazy module's __dict__ property (apipkg's) imports what it names
 _namespace = types.ModuleType.__dict__["__dict__"].__get__
 # handlers, level, propagate, disabled, filters of a logger as getLogger makes it
 _FRESH_LOGGER = ([], logging.NOTSET, True, False, [])
-
-# A setting: get() reads it, put(value) sets it; same(a, b) compares (default: _same); show
-# names a value, or an element of a list, for the report (False: the label alone).
-Item = namedtuple("Item", "label get put same show", defaults=(None, None))
-
-
-class Report:
-    def __init__(self):
-        self.restored, self.unrestorable = [], []
-
-    def failed(self, what, e):
-        self.unrestorable.append("{}: check failed ({}: {})".format(what, type(e).__name__,
-                                                                    e)[:200])
-
 
 class State:
     def __init__(self, roots, device_module="", flag_roots=()):
@@ -63,7 +49,7 @@ class State:
 
     def restore(self):
         """Back to the baseline; {"restored": [...], "unrestorable": [...]}."""
-        report = Report()
+        report = state_items.Report()
         for name, _, check in _SECTIONS:
             if name in self.base:
                 try:
@@ -71,69 +57,6 @@ class State:
                 except Exception as e:
                     report.failed(name, e)
         return {"restored": report.restored, "unrestorable": report.unrestorable}
-
-
-def _same(a, b):
-    try:
-        return a is b or bool(a == b)
-    except Exception:  # an == that cannot answer (a tensor's): a change
-        return False
-
-
-def _short(x):
-    if isinstance(x, _KINDS):
-        return "{}.{}".format(getattr(x, "__module__", None) or "?", getattr(x, "__qualname__", x))
-    text = repr(x)
-    return text if len(text) <= 60 else type(x).__name__
-
-
-def _diff(now, base, name=_short):
-    parts = []
-    for word, items in (("added", [x for x in now if x not in base]),
-                        ("removed", [x for x in base if x not in now])):
-        if items:
-            parts.append("{} {}: {}".format(len(items), word, ", ".join(name(x) for x in items)))
-    return "; ".join(parts) or "reordered"
-
-
-def _describe(item, now, then):
-    show = _short if item.show is None else item.show
-    if show is False:
-        return item.label
-    if isinstance(now, list) and isinstance(then, list):
-        return "{} ({})".format(item.label, _diff(now, then, show))
-    return "{} ({}, baseline {})".format(item.label, show(now), show(then))
-
-
-def _take_items(items):
-    taken = []
-    for item in filter(None, items):
-        with contextlib.suppress(Exception):  # a setting this version cannot read: unwatched
-            taken.append((item, item.get()))
-    return taken
-
-
-def _check_items(taken, report):
-    for item, then in taken:
-        same = item.same or _same
-        try:
-            now = item.get()
-            if not same(now, then):
-                item.put(then)
-                took = same(item.get(), then)
-                (report.restored if took else report.unrestorable).append(
-                    _describe(item, now, then) + ("" if took else ": setting it back did not take"))
-        except Exception as e:
-            report.failed(item.label, e)
-
-
-def _attr(obj, name, label):
-    return Item(label, lambda: getattr(obj, name), lambda v: setattr(obj, name, v))
-
-
-def _call(obj, label, get, put, **kw):
-    get, put = getattr(obj, get, None), getattr(obj, put, None)
-    return Item(label, get, put, **kw) if get is not None and put is not None else None
 
 
 # -- logging: FlagGems opens its record log with basicConfig, which a configured root ignores
@@ -160,7 +83,7 @@ def _logger_changes(now, then):
     changes = []
     for i, what in enumerate(("handlers", "level", "propagate", "disabled", "filters")):
         if isinstance(now[i], list) and now[i] != then[i]:
-            changes.append("{} ({})".format(what, _diff(now[i], then[i], _handler_name)))
+            changes.append("{} ({})".format(what, state_items.diff(now[i], then[i], _handler_name)))
         elif now[i] != then[i]:
             show = logging.getLevelName if what == "level" else str
             changes.append("{} ({}, baseline {})".format(what, show(now[i]), show(then[i])))
@@ -217,12 +140,12 @@ def _check_signals(state, base, report):
             continue
         if then is None:  # installed by C code: Python cannot name it, so cannot put it back
             report.unrestorable.append("{}: handler replaced ({}); the one before was not set "
-                                       "from Python".format(_signal_name(sig), _short(now)))
+                                       "from Python".format(_signal_name(sig), state_items.short(now)))
             continue
         signal.signal(sig, then)
         fatal = fatal or sig in _FATAL
         report.restored.append("{}: handler ({}, baseline {})".format(
-            _signal_name(sig), _short(now), _short(then)))
+            _signal_name(sig), state_items.short(now), state_items.short(then)))
     if fatal and faulthandler.is_enabled():  # its handlers sit below Python's: install them again
         faulthandler.disable()
         faulthandler.enable()
@@ -237,39 +160,40 @@ def _umask():
 
 
 def _settings(state):
-    items = [_attr(sys, name, "sys: " + name) for name in (
+    items = [state_items.attr(sys, name, "sys: " + name) for name in (
         "excepthook", "displayhook", "unraisablehook", "breakpointhook", "stdin", "stdout",
         "stderr", "dont_write_bytecode")]
-    items += [_attr(threading, "excepthook", "threading: excepthook"),
-              _attr(warnings, "showwarning", "warnings: showwarning"),
-              _attr(warnings, "formatwarning", "warnings: formatwarning"),
-              _attr(logging, "raiseExceptions", "logging: raiseExceptions")]
-    return _take_items(items + [
-        Item("warnings: filters", lambda: list(warnings.filters), _set_filters, show=_filter_name),
-        Item("sys: meta_path", lambda: list(sys.meta_path),
+    items += [state_items.attr(threading, "excepthook", "threading: excepthook"),
+              state_items.attr(warnings, "showwarning", "warnings: showwarning"),
+              state_items.attr(warnings, "formatwarning", "warnings: formatwarning"),
+              state_items.attr(logging, "raiseExceptions", "logging: raiseExceptions")]
+    return state_items.take(items + [
+        state_items.Item("warnings: filters", lambda: list(warnings.filters), _set_filters,
+                         show=_filter_name),
+        state_items.Item("sys: meta_path", lambda: list(sys.meta_path),
              lambda v: sys.meta_path.__setitem__(slice(None), v)),
-        Item("sys: path_hooks", lambda: list(sys.path_hooks),
+        state_items.Item("sys: path_hooks", lambda: list(sys.path_hooks),
              lambda v: sys.path_hooks.__setitem__(slice(None), v)),
-        Item("sys: recursion limit", sys.getrecursionlimit, sys.setrecursionlimit),
-        Item("sys: switch interval", sys.getswitchinterval, sys.setswitchinterval),
-        Item("sys: trace function", sys.gettrace, sys.settrace),
-        Item("sys: profile function", sys.getprofile, sys.setprofile),
-        _call(sys, "sys: int max str digits", "get_int_max_str_digits", "set_int_max_str_digits"),
-        _call(threading, "threading: trace function", "gettrace", "settrace"),
-        _call(threading, "threading: profile function", "getprofile", "setprofile"),
-        Item("gc: enabled", gc.isenabled, lambda on: gc.enable() if on else gc.disable()),
-        Item("gc: thresholds", gc.get_threshold, lambda v: gc.set_threshold(*v)),
-        Item("umask", _umask, os.umask, show=oct),
-        Item("signal: blocked signals", lambda: signal.pthread_sigmask(signal.SIG_BLOCK, []),
+        state_items.Item("sys: recursion limit", sys.getrecursionlimit, sys.setrecursionlimit),
+        state_items.Item("sys: switch interval", sys.getswitchinterval, sys.setswitchinterval),
+        state_items.Item("sys: trace function", sys.gettrace, sys.settrace),
+        state_items.Item("sys: profile function", sys.getprofile, sys.setprofile),
+        state_items.call(sys, "sys: int max str digits", "get_int_max_str_digits", "set_int_max_str_digits"),
+        state_items.call(threading, "threading: trace function", "gettrace", "settrace"),
+        state_items.call(threading, "threading: profile function", "getprofile", "setprofile"),
+        state_items.Item("gc: enabled", gc.isenabled, lambda on: gc.enable() if on else gc.disable()),
+        state_items.Item("gc: thresholds", gc.get_threshold, lambda v: gc.set_threshold(*v)),
+        state_items.Item("umask", _umask, os.umask, show=oct),
+        state_items.Item("signal: blocked signals", lambda: signal.pthread_sigmask(signal.SIG_BLOCK, []),
              lambda v: signal.pthread_sigmask(signal.SIG_SETMASK, v)),
-        Item("logging: disable level", lambda: logging.root.manager.disable, logging.disable),
-        Item("locale", lambda: locale.setlocale(locale.LC_ALL),
+        state_items.Item("logging: disable level", lambda: logging.root.manager.disable, logging.disable),
+        state_items.Item("locale", lambda: locale.setlocale(locale.LC_ALL),
              lambda v: locale.setlocale(locale.LC_ALL, v)),
         # tzset() reads TZ, which the worker has put back before this runs
-        Item("time zone", lambda: (time.tzname, time.timezone, time.altzone, time.daylight),
+        state_items.Item("time zone", lambda: (time.tzname, time.timezone, time.altzone, time.daylight),
              lambda v: time.tzset()),
         # only where the op or the preload imported socket; None is a fresh process's default
-        Item("socket: default timeout", lambda: getattr(sys.modules.get("socket"),
+        state_items.Item("socket: default timeout", lambda: getattr(sys.modules.get("socket"),
                                                         "getdefaulttimeout", lambda: None)(),
              lambda v: sys.modules["socket"].setdefaulttimeout(v)),
     ])
@@ -318,7 +242,7 @@ def _same_state(a, b):
         return len(a) == len(b) and all(_same_state(x, y) for x, y in zip(a, b))
     torch = sys.modules.get("torch")
     tensor = getattr(torch, "Tensor", ())  # () matches nothing
-    return bool(torch.equal(a, b)) if isinstance(a, tensor) else _same(a, b)
+    return bool(torch.equal(a, b)) if isinstance(a, tensor) else state_items.same(a, b)
 
 
 def _deterministic(torch, value=None):
@@ -336,20 +260,20 @@ _TORCH_FLAGS = (  # module, object in it ("": the module), flags
 
 
 def _torch_items(torch):
-    items = [_call(torch, "torch: default dtype", "get_default_dtype", "set_default_dtype"),
-             _call(torch, "torch: grad mode", "is_grad_enabled", "set_grad_enabled"),
-             _call(torch, "torch: float32 matmul precision", "get_float32_matmul_precision",
+    items = [state_items.call(torch, "torch: default dtype", "get_default_dtype", "set_default_dtype"),
+             state_items.call(torch, "torch: grad mode", "is_grad_enabled", "set_grad_enabled"),
+             state_items.call(torch, "torch: float32 matmul precision", "get_float32_matmul_precision",
                    "set_float32_matmul_precision"),
-             _call(torch, "torch: intra-op threads", "get_num_threads", "set_num_threads"),
-             Item("torch: deterministic algorithms", functools.partial(_deterministic, torch),
+             state_items.call(torch, "torch: intra-op threads", "get_num_threads", "set_num_threads"),
+             state_items.Item("torch: deterministic algorithms", functools.partial(_deterministic, torch),
                   functools.partial(_deterministic, torch)),
-             _call(torch, "torch: host RNG state", "get_rng_state", "set_rng_state",
+             state_items.call(torch, "torch: host RNG state", "get_rng_state", "set_rng_state",
                    same=_same_state, show=False)]
     for module, holder, names in _TORCH_FLAGS:
         obj = sys.modules.get(module)  # from sys.modules: getattr on torch may import lazily
         obj = getattr(obj, holder, None) if holder else obj
         path = module + ("." + holder if holder else "")
-        items += [_attr(obj, name, path + "." + name) for name in names if hasattr(obj, name)]
+        items += [state_items.attr(obj, name, path + "." + name) for name in names if hasattr(obj, name)]
     return items
 
 
@@ -357,7 +281,7 @@ def _take_torch(state):
     torch = sys.modules.get("torch")
     with warnings.catch_warnings():  # a deprecated flag's warning is not the op's output
         warnings.simplefilter("ignore")
-        return None if torch is None else _take_items(_torch_items(torch))
+        return None if torch is None else state_items.take(_torch_items(torch))
 
 
 def _check_torch(state, base, report):
@@ -366,7 +290,7 @@ def _check_torch(state, base, report):
                                    "the worker's start are unknown")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _check_items(base or [], report)
+        state_items.check(base or [], report)
 
 
 def _device(state):
@@ -387,11 +311,11 @@ def _stream(dev, value=None):
 def _take_device(state):
     dev, name = _device(state), state.device_module
     streams = all(hasattr(dev, f) for f in ("current_stream", "default_stream", "set_stream"))
-    return None if dev is None else _take_items([
-        _call(dev, name + ": RNG state of every device", "get_rng_state_all", "set_rng_state_all",
+    return None if dev is None else state_items.take([
+        state_items.call(dev, name + ": RNG state of every device", "get_rng_state_all", "set_rng_state_all",
               same=_same_state, show=False),
-        _call(dev, name + ": current device", "current_device", "set_device"),  # before the stream
-        Item(name + ": current stream", functools.partial(_stream, dev),
+        state_items.call(dev, name + ": current device", "current_device", "set_device"),  # before the stream
+        state_items.Item(name + ": current stream", functools.partial(_stream, dev),
              functools.partial(_stream, dev)) if streams else None])
 
 
@@ -400,7 +324,7 @@ def _check_device(state, base, report):
     if dev is not None and base is None:
         report.unrestorable.append(state.device_module + ": initialized by the op, not at the "
                                    "worker's start")
-    _check_items(base or [], report)
+    state_items.check(base or [], report)
     for name in ("empty_cache", "reset_peak_memory_stats") if dev is not None else ():
         try:
             getattr(dev, name, lambda: None)()
@@ -416,7 +340,8 @@ _SCALARS = (bool, int, float, str, type(None))
 
 def _watched(key, value, flags):
     # Private plain values are a library's own bookkeeping (_initialized): left alone.
-    return isinstance(value, _KINDS) or (flags and type(value) in _SCALARS and not key.startswith("_"))
+    return isinstance(value, state_items.KINDS) or (flags and type(value) in _SCALARS
+                                                    and not key.startswith("_"))
 
 
 def _unchanged(then, value):
@@ -450,10 +375,11 @@ def _check_modules(state, base, report):
                 continue
         for key, then, value in zip(keys, values, now):
             if not _unchanged(then, value):
-                what = ("monkeypatch: {}.{}" if isinstance(then, _KINDS) else "global: {}.{}").format(name, key)
+                patched = isinstance(then, state_items.KINDS)
+                what = ("monkeypatch: {}.{}" if patched else "global: {}.{}").format(name, key)
                 try:
                     setattr(module, key, then)
-                    rebound.append(what if isinstance(then, _KINDS) else
+                    rebound.append(what if patched else
                                    "{} ({!r}, baseline {!r})".format(what, value, then)[:200])
                 except Exception as e:
                     report.failed(what, e)
@@ -468,7 +394,7 @@ _SECTIONS = (
     ("logging", lambda state: {n: _logger_state(g) for n, g in _loggers().items()}, _check_logging),
     ("signals", lambda state: {sig: signal.getsignal(sig) for sig in signal.valid_signals()
                                - {signal.SIGKILL, signal.SIGSTOP}}, _check_signals),
-    ("settings", _settings, lambda state, base, report: _check_items(base, report)),
+    ("settings", _settings, lambda state, base, report: state_items.check(base, report)),
     ("importer cache", lambda state: dict(sys.path_importer_cache), _check_importer_cache),
     ("threads", lambda state: set(threading.enumerate()), _check_threads),
     ("atexit", lambda state: atexit._ncallbacks(), _check_atexit),

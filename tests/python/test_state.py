@@ -9,6 +9,7 @@ import threading
 import types
 
 import zl_state
+import zl_state_items
 
 from . import fakes
 from .test_worker import ARGS, Driver, ok, op_dir, op_env
@@ -186,8 +187,8 @@ def test_a_device_the_op_initialized_cannot_be_put_back(tmp_path):
 # -- zl_state's parts, in this process
 
 def items_report(taken):
-    report = zl_state.Report()
-    zl_state._check_items(taken, report)
+    report = zl_state_items.Report()
+    zl_state_items.check(taken, report)
     return report.restored, report.unrestorable
 
 
@@ -199,11 +200,11 @@ def test_an_item_is_put_back_or_reported_when_it_does_not_take():
             raise RuntimeError("boom")
         return 1
 
-    taken = zl_state._take_items([
-        zl_state.Item("a", lambda: box["a"], lambda v: box.update(a=v)),
-        zl_state.Item("stuck", lambda: box["stuck"], lambda v: None),
-        zl_state.Item("fails", failing, lambda v: None),
-        zl_state.Item("unreadable", lambda: 1 / 0, lambda v: None),  # unwatched
+    taken = zl_state_items.take([
+        zl_state_items.Item("a", lambda: box["a"], lambda v: box.update(a=v)),
+        zl_state_items.Item("stuck", lambda: box["stuck"], lambda v: None),
+        zl_state_items.Item("fails", failing, lambda v: None),
+        zl_state_items.Item("unreadable", lambda: 1 / 0, lambda v: None),  # unwatched
         None])  # what _call gives for a function this version lacks
     assert [item.label for item, _ in taken] == ["a", "stuck", "fails"]
     box.update(a=2, stuck=2, fails=2)
