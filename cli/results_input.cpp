@@ -45,14 +45,21 @@ std::vector<results::Run> read_runs(const std::string& command, const results::p
                                     results::store::Store* store)
 {
   auto runs = results::parse::load_all(found.sources);
-  std::size_t bad = 0;
+  std::size_t bad = 0, foreign = 0;
   for (const auto& r : runs) {
     results::parse::print_diagnostics(std::cerr, r.warnings);
     results::parse::print_diagnostics(std::cerr, r.diagnostics);
+    results::parse::print_diagnostics(std::cerr, r.foreign);
     bad += r.diagnostics.size();
+    foreign += r.foreign.size();
   }
   if (bad > 0) {
     std::cerr << fmt::format("zl {}: {} malformed line{} skipped (listed above)\n", command, bad, bad == 1 ? "" : "s");
+  }
+  if (foreign > 0) {
+    std::cerr << fmt::format("zl {}: {} record-log entr{} of other runs (foreign) found and not counted (listed "
+                             "above): a worker or session wrote into a record log not its own\n",
+                             command, foreign, foreign == 1 ? "y" : "ies");
   }
   if (store == nullptr) {
     return runs;
@@ -67,6 +74,7 @@ std::vector<results::Run> read_runs(const std::string& command, const results::p
   auto loaded = store->load(stored);
   for (std::size_t i = 0; i < loaded.size() && i < runs.size(); ++i) {
     loaded[i].info.campaign_status = runs[i].info.campaign_status;
+    loaded[i].foreign = runs[i].foreign;
   }
   return loaded;
 }

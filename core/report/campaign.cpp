@@ -102,6 +102,9 @@ void write_issues(Json& j, const std::vector<const Run*>& runs, std::size_t* cut
               fmt::format("{}:{}", file, r.line));
       }
     }
+    for (const auto& f : run->foreign) {
+      issue("foreign record", run->info.op, nullptr, f.reason, fmt::format("{}:{}", f.file, f.line));
+    }
     for (const auto& m : run->markers) {
       if (m.name == "ZL_RUN" || m.name == "ZL_TIMER" || m.name == "BENCHMARK_DIRECT_NO_CUDAGRAPH") {
         continue;

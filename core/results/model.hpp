@@ -172,6 +172,9 @@ struct Run
   std::vector<Marker> markers;
   std::vector<Diagnostic> diagnostics;
   std::vector<Diagnostic> warnings; // files not read (outside the run folder): not malformed lines
+  // Record-log entries another run wrote into this run's record log (merge_record): named, never
+  // counted.
+  std::vector<Diagnostic> foreign;
   TextStore text;
 };
 

@@ -254,3 +254,24 @@ def test_results_are_read_only_from_inside_the_run_folder(zl, tmp_path):
     proc = zl.run("summary", str(linked), "--format", "json", check_rc=0)
     assert json.loads(proc.stdout)["total"]["rows"] == 2
     assert f"{linked / 'record.log'}: resolves outside the run folder" in proc.stderr
+
+
+def test_records_another_run_wrote_into_a_record_log_are_named_not_counted(zl, tmp_path):
+    """What a warm worker whose logging kept an earlier op's record log open left (issue 28.3):
+    add's records in abs's record log."""
+    out = tmp_path / "campaign"
+    zl.run("batch", "--flaggems", str(SOURCE_DIR / "corpus"), "--ops", "abs,add", "--python", PYTHON,
+           "--out", str(out), "--executor", "process", check_rc=0)
+    clean = json.loads(zl.run("summary", "--format", "json", str(out), check_rc=0).stdout)
+    with open(out / "abs" / "record.log", "a") as f:
+        f.writelines(line for line in (out / "add" / "record.log").read_text().splitlines(keepends=True)
+                     if line.startswith("[INFO] {"))
+    proc = zl.run("summary", "--format", "json", str(out), check_rc=0)
+    assert json.loads(proc.stdout)["total"] == clean["total"]  # nothing counted twice
+    assert f"{out / 'abs' / 'record.log'}:" in proc.stderr and "record log entry add " in proc.stderr
+    assert "of other runs (foreign) found and not counted" in proc.stderr
+    db = tmp_path / "store.sqlite"
+    ingest = zl.run("summary", "--db", str(db), str(out), check_rc=0)
+    assert "record log entry add " in ingest.stderr
+    page = zl.run("report", str(out), "-o", str(tmp_path / "page.html"), check_rc=0)
+    assert "foreign" in page.stderr and "foreign record" in (tmp_path / "page.html").read_text()

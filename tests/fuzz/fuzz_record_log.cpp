@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<zl::results::Diagnostic> diags;
   auto log = zl::results::parse::parse_text_log(parts[0], "run.log", store, diags);
   const auto entries = zl::results::parse::parse_record_log(parts[1], "record.log", diags);
-  if (zl::results::parse::merge_record(log.rows, log.tables, entries, "graph", store, "record.log", diags)) {
+  if (zl::results::parse::merge_record(log.rows, log.tables, entries, "graph", store, "record.log", diags, diags)) {
     zl::results::parse::number_occurrences(log.rows);
   }
   return 0;

@@ -170,7 +170,7 @@ std::vector<RecordEntry> parse_record_log(std::string_view text_, const std::str
 
 bool merge_record(Rows& rows, const std::vector<TableInfo>& tables, const std::vector<RecordEntry>& entries,
                   std::string_view default_timer, TextStore& store, const std::string& record_file,
-                  std::vector<Diagnostic>& diags)
+                  std::vector<Diagnostic>& diags, std::vector<Diagnostic>& foreign)
 {
   using Key = std::pair<std::string_view, std::string_view>;
   std::map<Key, std::vector<const TableInfo*>> by_key;
@@ -188,10 +188,10 @@ bool merge_record(Rows& rows, const std::vector<TableInfo>& tables, const std::v
     if (!tables.empty() && !printed_op && !cut) {
       // The session printed tables, none of this op: the record was written by another session
       // into this file (a warm worker whose logging kept an earlier op's record log open).
-      diags.push_back({record_file, e.line,
-                       fmt::format("record log entry {} {} is of an op whose table this run never printed: a record "
-                                   "of another run (foreign), not counted",
-                                   e.op, e.dtype)});
+      foreign.push_back({record_file, e.line,
+                         fmt::format("record log entry {} {} is of an op whose table this run never printed: a "
+                                     "record of another run (foreign), not counted",
+                                     e.op, e.dtype)});
       continue;
     }
     if (it == by_key.end() || nth >= it->second.size()) {

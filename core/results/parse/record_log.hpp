@@ -37,11 +37,11 @@ std::vector<RecordEntry> parse_record_log(std::string_view text, const std::stri
 // end of a table cut off, and every item of an entry whose table the text log lacks, become
 // rows of their own (source record; timer: the table's, else default_timer). An entry of an op
 // the text log printed no table of, in a log that has tables and was not cut before it, is
-// another session's (FlagGems prints each table before its record): a diagnostic names it as
-// foreign, and it adds no row. Returns whether rows were added.
+// another session's (FlagGems prints each table before its record): it adds no row, and goes to
+// foreign (file, line, and the op named). Returns whether rows were added.
 bool merge_record(Rows& rows, const std::vector<TableInfo>& tables, const std::vector<RecordEntry>& entries,
                   std::string_view default_timer, TextStore& store, const std::string& record_file,
-                  std::vector<Diagnostic>& diags);
+                  std::vector<Diagnostic>& diags, std::vector<Diagnostic>& foreign);
 
 // Rows of a record log alone (a bare record log given to zl summary).
 Rows record_rows(const std::vector<RecordEntry>& entries, TextStore& store);

@@ -277,7 +277,8 @@ Run load(const Source& source, std::shared_ptr<util::Arena> arena)
       timer = log.markers[static_cast<std::size_t>(log.run_header)].get("timer");
     }
     const auto default_timer = run.text.copy(timer.empty() ? run.info.caliber.timer : timer);
-    if (merge_record(log.rows, log.tables, entries, default_timer, run.text, run.info.record_file, run.diagnostics)) {
+    if (merge_record(log.rows, log.tables, entries, default_timer, run.text, run.info.record_file, run.diagnostics,
+                     run.foreign)) {
       number_occurrences(log.rows);
     }
   } else {

@@ -105,6 +105,7 @@ long long Store::ingest_run(const std::string& run_dir)
   const auto run = parse::load(parse::Source{path, parse::Source::Kind::run_folder});
   if (m_impl->report != nullptr) {
     parse::print_diagnostics(*m_impl->report, run.diagnostics);
+    parse::print_diagnostics(*m_impl->report, run.foreign);
   }
   return ingest(run);
 }
