@@ -67,7 +67,8 @@ void prepare_folder(const Plan& p)
   }
 }
 
-// The link pytest reaches the FlagGems checkout through (plan.hpp); gone with the run.
+// The link pytest reaches the node through, to its top folder in the checkout (plan.hpp); gone
+// with the run.
 class NodeLink
 {
 public:
