@@ -197,7 +197,7 @@ int cmd_plan(Context& ctx, const Args& args)
   std::cout << "plugins  -p " << util::join(plan.plugins, " -p ") << "\n";
   std::cout << "env      ";
   for (const auto& [k, v] : plan.env_set) {
-    std::cout << k << "=" << v << " ";
+    std::cout << k << "=" << (v.find_first_of(" '\"") == std::string::npos ? v : util::shell_quote(v)) << " ";
   }
   for (const auto& k : plan.env_unset) {
     std::cout << "-" << k << " ";
