@@ -235,3 +235,17 @@ def test_flaggems_commit_is_the_checkouts_own(zl, tmp_path):
     head = subprocess.run(git + ["rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
     zl.run("run", "--flaggems", str(fg), "--op", "probe", "--python", PYTHON, "--out", str(tmp_path / "c"), check_rc=0)
     assert identity(tmp_path / "c")["flaggems_commit"] == head
+
+
+def test_an_op_whose_dtype_flaggems_refuses_is_unsupported(zl, tmp_path):
+    """The corpus's sum_dim takes float32 alone and refuses float16 in FlagGems' words."""
+    out = tmp_path / "run"
+    proc = zl.run("run", "--flaggems", str(CORPUS), "--op", "sum_dim", "--dtypes", "float16", "--python", PYTHON,
+                  "--out", str(out))
+    assert proc.returncode == 1  # pytest's own, passed through
+    ident = identity(out)
+    assert ident["status"] == "unsupported" and ident["tests"]["unsupported_dtypes"] == ["torch.float16"]
+    assert "ZL_UNSUPPORTED node=benchmark/test_sum.py::test_sum_dim" in (out / "run.log").read_text()
+    summary = json.loads(zl.run("summary", "--format", "json", str(out), check_rc=0).stdout)
+    assert [(g["op"], g["rows"], g["failed"], g["status"]) for g in summary["groups"]] == [
+        ("sum_dim", 0, 0, "unsupported")]

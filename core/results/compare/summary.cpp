@@ -116,6 +116,12 @@ Summary summarize(const std::vector<const Run*>& runs, const std::vector<OpOutco
   for (const auto* run_ptr : runs) {
     const auto& run = *run_ptr;
     ++s.calibers[describe(run.info.caliber)];
+    // A run outside a campaign that FlagGems declined has no row: its status still shows.
+    if (run.info.campaign_status.empty() && run.rows.empty() && !run.info.op.empty() && run.info.status != "ok" &&
+        settled(run.info.status)) {
+      find_group(run.info.op, "");
+      statuses[{run.info.op, ""}].insert(run.info.status);
+    }
     GroupSummary* current = nullptr;
     for (const auto& r : run.rows) {
       if (r.source == RowSource::test_failure && run.info.status == "unsupported") {

@@ -210,8 +210,10 @@ std::string format_summary(const Summary& s, const std::vector<std::string>& pat
                                             "min_speedup", "max_speedup", "failed", "fallback"}
                  : std::vector<std::string>{"OP", "DTYPE", "ROWS", "SPEEDUP", "MIN", "MAX", "FAILED", "FALLBACK"};
   t.right = {false, false, true, true, true, true, true, true};
-  // A campaign's ops_status.csv gives each op a status: a column of its own, only then.
-  const bool status = !s.ops.empty();
+  // A campaign's ops_status.csv gives each op a status, and a run FlagGems declined has one: a
+  // column of its own, only then.
+  const bool status = !s.ops.empty() || std::any_of(s.groups.begin(), s.groups.end(),
+                                                    [](const GroupSummary& g) { return !g.status.empty(); });
   if (status) {
     t.header.push_back(csv ? "status" : "STATUS");
     t.right.push_back(false);
