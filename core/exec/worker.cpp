@@ -189,13 +189,7 @@ Worker::Worker(const std::string& python, const std::vector<std::string>& env, c
     throw Error(fmt::format("the warm worker (pid {}) said {} instead of being ready; is {} zl's python/zl_plugins?",
                             m_pid, hello, python));
   }
-  if (d.HasMember("preloaded") && d["preloaded"].IsArray()) {
-    for (const auto& m : d["preloaded"].GetArray()) {
-      if (m.IsString()) {
-        m_preloaded.emplace_back(m.GetString());
-      }
-    }
-  }
+  m_preloaded = strings_of(d, "preloaded");
   if (d.HasMember("failed") && d["failed"].IsObject()) {
     for (const auto& m : d["failed"].GetObject()) {
       m_failed.push_back(fmt::format("{}: {}", m.name.GetString(), m.value.IsString() ? m.value.GetString() : "?"));

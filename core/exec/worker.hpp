@@ -19,8 +19,8 @@ public:
   // Starts the worker with env (KEY=VALUE) and waits until it has imported pytest and preload;
   // on_spawn is told its pid, which leads its group, at once. Throws util::SpawnFailure when
   // python cannot be run, Error when the worker dies before it is ready (with what it printed).
-  // device_module is the backend's torch module ("torch.cuda", "" for none), whose RNG, device
-  // and stream the worker puts back after each op.
+  // device_module is the backend's torch_module ("" for none), whose RNG, device and stream the
+  // worker puts back after each op.
   Worker(const std::string& python, const std::vector<std::string>& env, const std::vector<std::string>& preload,
          const std::string& device_module, const run::Sinks& sinks, const std::function<void(int)>& on_spawn);
   // Ends its process group: its requests closed, SIGTERM, the grace period, SIGKILL.
