@@ -227,11 +227,32 @@ def _check_threads(state, base, report):
                 thread.name, _target_module(thread)))
 
 
+# atexit cannot list its callbacks, so the worker's register is wrapped to name them.
+_REGISTERED = []
+
+
+def _named_register(register):
+    def named(func, *args, **kwargs):
+        _REGISTERED.append("{}.{}".format(getattr(func, "__module__", None) or "?",
+                                          getattr(func, "__qualname__", type(func).__name__)))
+        return register(func, *args, **kwargs)
+    return named
+
+
+def _take_atexit(state):
+    if not hasattr(atexit.register, "__wrapped__"):
+        atexit.register = functools.wraps(atexit.register)(_named_register(atexit.register))
+    del _REGISTERED[:]
+    return atexit._ncallbacks()
+
+
 def _check_atexit(state, base, report):
-    count = atexit._ncallbacks() - base  # callbacks cannot be listed, so nor unregistered
+    count = atexit._ncallbacks() - base  # nor unregistered: the process's exit runs them
+    names = " ({})".format(", ".join(_REGISTERED)) if count > 0 and _REGISTERED else ""
+    del _REGISTERED[:]
     if count:
-        report.unrestorable.append("atexit: {} callback{} {}registered".format(
-            abs(count), "" if abs(count) == 1 else "s", "" if count > 0 else "un"))
+        report.unrestorable.append("atexit: {} callback{} {}registered{}".format(
+            abs(count), "" if abs(count) == 1 else "s", "" if count > 0 else "un", names))
 
 
 # -- torch and its device module; never imported, nor a device initialized, from here
@@ -397,7 +418,7 @@ _SECTIONS = (
     ("settings", _settings, lambda state, base, report: state_items.check(base, report)),
     ("importer cache", lambda state: dict(sys.path_importer_cache), _check_importer_cache),
     ("threads", lambda state: set(threading.enumerate()), _check_threads),
-    ("atexit", lambda state: atexit._ncallbacks(), _check_atexit),
+    ("atexit", _take_atexit, _check_atexit),
     ("torch", _take_torch, _check_torch),
     ("device", _take_device, _check_device),
     ("modules", _take_modules, _check_modules),

@@ -28,6 +28,7 @@ after pytest; one that fails to import is reported in "failed", never fatal.
 ZL_WORKER_DEVICE_MODULE names the backend's device module (torch.cuda, torch.musa; empty: none),
 whose RNG states, current device and stream zl_state restores and whose cache it empties.
 """
+import contextlib
 import faulthandler
 import importlib
 import json
@@ -50,6 +51,7 @@ def _preload(names):
             importlib.import_module("_pytest." + name)
         except Exception:  # a plugin this pytest lacks: it is imported per session then
             pass
+    _preload_installed_plugins()
     loaded, failed = [], {}
     for name in names:
         try:
@@ -58,6 +60,22 @@ def _preload(names):
         except BaseException as e:  # noqa: B036 an import may raise anything, even SystemExit
             failed[name] = "{}: {}".format(type(e).__name__, e)
     return loaded, failed
+
+
+def _preload_installed_plugins():
+    """The plugins pytest loads by entry point in every session (pytest-xdist, ...): importing
+    them once here puts what their import registers (execnet's atexit callback) in the baseline,
+    as their import in a fresh process would, not in the first op's changes."""
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        return
+    try:
+        from importlib.metadata import entry_points
+        plugins = entry_points(group="pytest11")
+    except Exception:  # noqa: BLE001 broken package metadata: each session meets it alike
+        return
+    for plugin in plugins:
+        with contextlib.suppress(Exception, SystemExit):  # a session fails on it alike
+            importlib.import_module(plugin.value.split(":")[0])
 
 
 def _library_dirs():

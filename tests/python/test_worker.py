@@ -224,9 +224,30 @@ def test_a_thread_still_running_and_an_atexit_callback_are_unrestorable(tmp_path
     w = Driver()
     assert w.op(ARGS, op_env(tmp_path, "x"), op_dir(tmp_path, "leaks", LEAKS)) == dict(
         ok(), unrestorable=["thread 'spinner' still running (target module test_it)",
-                            "atexit: 1 callback registered"])
+                            "atexit: 1 callback registered (builtins.print)"])
     rc, out = w.close()
     assert rc == 0 and "atexit ran" in out
+
+
+def test_an_installed_plugins_import_time_atexit_is_in_the_baseline(tmp_path):
+    # pytest-xdist's import registers execnet's atexit callback, once per process: a fresh
+    # process for each op registers it too, so it is not a change the op made.
+    site = tmp_path / "site"
+    (site / "zlprobe_plugin-1.0.dist-info").mkdir(parents=True)
+    (site / "zlprobe_plugin-1.0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: zlprobe-plugin\nVersion: 1.0\n")
+    (site / "zlprobe_plugin-1.0.dist-info" / "entry_points.txt").write_text(
+        "[pytest11]\nzlprobe = zlprobe_plugin\n")
+    (site / "zlprobe_plugin.py").write_text("import atexit\natexit.register(print, 'plugin atexit')\n")
+    w = Driver(pythonpath=[site])
+    env = op_env(tmp_path, "one", PYTHONPATH=os.pathsep.join(str(d) for d in PLUGIN_DIRS + [site]))
+    assert w.op(ARGS, env, op_dir(tmp_path, "plain", TEST_FILE.replace("helper_mod.TOKEN", "0")
+                                  .replace("import os, helper_mod", "import os"))) == ok()
+    rc, out = w.close()
+    assert rc == 0 and out.count("plugin atexit") == 1
+    w = Driver(pythonpath=[site], PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")  # then no session loads it
+    assert w.op(ARGS, op_env(tmp_path, "two"), op_dir(tmp_path, "plain2", "def test_x():\n    pass\n")) == ok()
+    assert w.close()[0] == 0
 
 
 PATCH = """
