@@ -101,6 +101,24 @@ def main(root):
     for name, (yes, no) in agree.items():
         print(f"{name}: {yes} ops agree with plain pytest, {no} differ")
     print(f"record logs, warm against process: {same_records} ops the same, {differ} differ")
+    executor_report(root / "warm")
+
+
+def executor_report(campaign):
+    """What the warm worker put back after each op, and which ops ended their worker."""
+    restored, recycled, ops = {}, [], 0
+    for path in sorted(campaign.glob("*/run_identity.json")):
+        executor = json.loads(path.read_text()).get("executor") or {}
+        ops += 1
+        for item in executor.get("restored") or []:
+            restored[item] = restored.get(item, 0) + 1
+        if executor.get("recycled"):
+            recycled.append(f"{path.parent.name}: {'; '.join(executor['recycled'])}")
+    print(f"warm identities: {ops}; ops whose worker was recycled: {len(recycled)}")
+    for line in recycled:
+        print(f"  recycled {line}")
+    for item, count in sorted(restored.items(), key=lambda kv: -kv[1]):
+        print(f"  restored after {count} ops: {item}")
 
 
 if __name__ == "__main__":

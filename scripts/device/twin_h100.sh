@@ -7,12 +7,14 @@
 #            this call, from a copy in /tmp/zlw (every call re-sends .dev)
 #   collect  waits up to WAIT seconds (default 540) for the chain, then compares what is there
 #            (scripts/device/twin_compare.py) into $OUT; call it again until it says "chain done"
+# PLAIN_XML: a folder of JUnit files from an earlier plain pass of the same FlagGems and image,
+# used instead of running it again. PROCESS_OPS: the ops of the process pass (default OPS).
 set -u
 R=/tmp/zltwin
 [ "${1:-}" = run ] || case ${PHASE:?} in
 chain)
   rm -rf /tmp/zlw $R && mkdir -p /tmp/zlw $R && cp -a .dev scripts /tmp/zlw/
-  (cd /tmp/zlw && OPS=${OPS:?} setsid nohup bash scripts/device/twin_h100.sh run \
+  (cd /tmp/zlw && OPS=${OPS:?} PLAIN_XML=${PLAIN_XML:-} PROCESS_OPS=${PROCESS_OPS:-$OPS} setsid nohup bash scripts/device/twin_h100.sh run \
      < /dev/null > $R/chain.log 2>&1 &)
   echo "chain started $(date +%T)" > $OUT/summary.txt
   ;;
@@ -47,6 +49,9 @@ for op in ${OPS//,/ }; do
   read -r node marker < <(python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); print(p["node"], p["marker"] or "")' $R/plain/$op.plan.json)
   if [ -n "$marker" ]; then marked+=("$node") marks+=("$marker"); else unmarked+=("$node"); fi
 done
+if [ -n "${PLAIN_XML:-}" ]; then
+  cp "$PLAIN_XML"/*.xml $R/plain/ && echo "plain taken from $PLAIN_XML" >> $P
+else
 echo "plain starts $(date +%T): ${#marked[@]} files by marker, ${#unmarked[@]} whole" >> $P
 # One session over all the files pays the imports once; without --record log, since FlagGems
 # would name the log after all the files and the name would pass 255 bytes (the very limit zl's
@@ -60,9 +65,12 @@ if [ ${#unmarked[@]} -gt 0 ]; then
      -s -p no:cacheprovider --junitxml=$R/plain/whole.xml > $R/plain/whole.log 2>&1)
   echo "plain whole rc=$? $(date +%T)" >> $P
 fi
+fi
 for executor in warm process; do
   echo "$executor starts $(date +%T)" >> $P
-  $Z --backend cuda batch --flaggems $FG --ops $OPS --level core --mode kernel --dtypes float16 --timer direct \
+  ops=$OPS
+  [ $executor = process ] && ops=$PROCESS_OPS
+  $Z --backend cuda batch --flaggems $FG --ops $ops --level core --mode kernel --dtypes float16 --timer direct \
     --python python3 --executor $executor --timeout-per-op 300 --out $R/$executor > $R/$executor.log 2>&1
   echo "$executor rc=$? $(date +%T)" >> $P
 done
