@@ -3,11 +3,23 @@
 In kernel mode a benchmark base times each call with a do_bench-like function:
 FlagGems' base.py looks up `triton.testing.do_bench` at call time (`do_bench_npu` of
 `triton.backends.ascend.testing` on Ascend); a base module may instead call a module-level
-`do_bench` of its own (the sample corpus does). This plugin wraps whichever of those exist:
+`do_bench` of its own (the sample corpus does). This plugin wraps whichever of those exist.
+(performance_utils.py of v3.0–v5.0.2 calls `triton.musa_testing.do_bench` on musa: wrapped too
+where it exists.)
 
 - timer=direct: nothing is wrapped or imported; the upstream timer runs as it is.
 - timer=graph: each call goes to zl_capture's engine (graph replay, per-shape fallback).
 - timer=profiler: each call is timed from the device's own kernel times (torch.profiler).
+
+The base module is a loaded module with a `Benchmark` class, named `base` or ending in
+`benchmark.base` (FlagGems v5.3.0 on: benchmark/base.py), or named `performance_utils` or
+ending in `.performance_utils` (v3.0–v5.0.2: benchmark/performance_utils.py, imported as
+`benchmark.performance_utils`; those releases define subclasses such as
+UnaryPointwiseBenchmark in the category test files themselves). Before each test function runs,
+Benchmark and every subclass that exists by then (zl_patch.class_tree: the test modules were
+imported at collection) get their own get_latency, get_input_iter and build_inputs wrapped; a
+subclass created later inherits the wrapped methods of its bases, but a method it overrides
+itself is wrapped only from the next test on.
 
 Only calls made from the benchmark folder (the base module's directory) are taken over, and
 never calls nested inside one (an autotuner's do_bench keeps the upstream timer). The op,
@@ -29,6 +41,8 @@ import zl_plan
 
 PROFILER_MAX_ITERS = 50
 _HOOKED_METHODS = ("get_latency", "get_input_iter", "build_inputs")
+BASE_MODULE_NAMES = ("base", "performance_utils")
+BASE_MODULE_ENDS = ("benchmark.base", ".performance_utils")
 _DTYPE_ATTR = "_zl_dtype"
 
 _STATE = None
@@ -177,6 +191,12 @@ def _hook_triton(state, plan):
     except ImportError:
         return  # a base module with its own do_bench may still be hooked
     state.patches.patch(triton.testing, "do_bench", _wrap_timer(triton.testing.do_bench))
+    try:  # FlagGems v3.0-v5.0.2 on musa call triton.musa_testing.do_bench instead
+        import triton.musa_testing as musa
+    except ImportError:
+        musa = None
+    if callable(getattr(musa, "do_bench", None)):
+        state.patches.patch(musa, "do_bench", _wrap_timer(musa.do_bench))
     if plan.backend.flaggems_vendor == "ascend":
         try:
             import triton.backends.ascend.testing as ascend
@@ -199,9 +219,10 @@ def _wrap_timer(original):
 
 
 def base_modules():
-    """Loaded benchmark base modules: named `base` or `…benchmark.base`, with a Benchmark class."""
+    """Loaded benchmark base modules, with a Benchmark class: named `base` or `…benchmark.base`
+    (FlagGems v5.3.0+), or `performance_utils` or `….performance_utils` (v3.0–v5.0.2)."""
     for name, module in list(sys.modules.items()):
-        if module is None or not (name == "base" or name.endswith("benchmark.base")):
+        if module is None or not (name in BASE_MODULE_NAMES or name.endswith(BASE_MODULE_ENDS)):
             continue
         if isinstance(getattr(module, "Benchmark", None), type):
             yield module

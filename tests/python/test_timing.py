@@ -1,6 +1,9 @@
 """zl_timing: ZL_TIMER, and the hook on the base module's kernel-mode timer, run in real
 inner pytest sessions over the sample corpus (its own do_bench) and over a FlagGems-like base
 (triton.testing.do_bench), with fake device interfaces."""
+import sys
+import types
+
 import pytest
 
 from .fakes import install_flag_gems, install_torch, install_triton
@@ -223,3 +226,82 @@ def test_flaggems_base_on_cuda_calls_upstream_cudagraph(pytester, write_plan, mo
     cudagraph_kwargs = [kw for name, kw in testing.calls if name == "do_bench_cudagraph"]
     assert all(kw["rep"] == 7 and kw["return_mode"] == "median" for kw in cudagraph_kwargs)
     assert testing.do_bench is original_do_bench  # unpatched after the session
+
+
+# FlagGems v3.0–v5.0.2: Benchmark in benchmark/performance_utils.py, which raises for
+# get_input_iter; the category test files define the subclasses (UnaryPointwiseBenchmark …).
+OLD_PERFORMANCE_UTILS = FLAGGEMS_LIKE_BASE.replace('''    def get_input_iter(self, dtype):
+        for n in (8, 16):
+            yield (n,)
+''', '''    def get_input_iter(self, dtype):
+        raise NotImplementedError("Each Benchmark must implement its own input iterator.")
+''')
+
+OLD_CATEGORY_TEST = """
+import pytest
+
+{import_line}
+
+
+class UnaryPointwiseBenchmark(Benchmark):
+    def get_input_iter(self, cur_dtype):
+        for n in (8, 16):
+            yield (n,)
+
+
+forward_operations = [("abs", abs)]
+
+
+@pytest.mark.parametrize(
+    "op_name, torch_op",
+    [pytest.param(name, op, marks=getattr(pytest.mark, name, None))
+     for name, op in forward_operations],
+)
+def test_general_unary_pointwise_perf(op_name, torch_op):
+    UnaryPointwiseBenchmark(op_name, torch_op, torch_op).run()
+"""
+
+
+@pytest.mark.parametrize("package, import_line, musa", [
+    (True, "from benchmark.performance_utils import Benchmark", False),  # v4.2.0, v5.0.2
+    (False, "from performance_utils import Benchmark", False),
+    (True, "from benchmark.performance_utils import Benchmark", True),  # their musa branch
+])
+def test_old_releases_performance_utils_base_is_hooked(pytester, write_plan, monkeypatch,
+                                                       package, import_line, musa):
+    testing = install_triton(monkeypatch, "3.2")
+    utils = OLD_PERFORMANCE_UTILS
+    if musa:  # v3.0-v5.0.2 time through triton.musa_testing.do_bench on musa
+        musa_testing = types.ModuleType("triton.musa_testing")
+        musa_testing.do_bench = testing.do_bench
+        monkeypatch.setattr(sys.modules["triton"], "musa_testing", musa_testing, raising=False)
+        monkeypatch.setitem(sys.modules, "triton.musa_testing", musa_testing)
+        utils = utils.replace("triton.testing.do_bench", "triton.musa_testing.do_bench")
+    attempts = []
+
+    def refusing_cudagraph(fn, rep=20, grad_to_none=None, quantiles=None, return_mode="mean"):
+        attempts.append(rep)
+        raise RuntimeError(REFUSED)
+
+    testing.do_bench_cudagraph = refusing_cudagraph
+    install_torch(monkeypatch, device="cuda", graph_class="CUDAGraph")
+    install_flag_gems(monkeypatch, "nvidia")
+    write_plan(backend=CUDA_BACKEND, timer="graph", capture=CAPTURE)
+    if package:
+        pytester.mkpydir("benchmark")
+    else:
+        pytester.mkdir("benchmark")
+    bench = pytester.path / "benchmark"
+    (bench / "performance_utils.py").write_text(utils)
+    (bench / "test_unary_pointwise_perf.py").write_text(
+        OLD_CATEGORY_TEST.format(import_line=import_line))
+    result = pytester.runpytest("-s", *GRAPH_PLUGINS)
+    result.assert_outcomes(passed=1)
+    assert [(t["timer"], t["reason"]) for t in fields(result, "ZL_TIMER")] == [("graph", "plan")]
+    # each timing call is taken over: captured, refused, then timed by the upstream do_bench;
+    # the dtype comes from the test file's subclass, the shape from the base's record_shapes
+    assert attempts == [7] * 4
+    assert [name for name, _ in testing.calls] == ["do_bench"] * 4
+    assert fields(result, "BENCHMARK_DIRECT_NO_CUDAGRAPH") == [
+        {"op": "abs", "dtype": "torch.float16", "shape": f"['torch.Size([{n}])']",
+         "reason": REFUSED} for n in (8, 16)]
