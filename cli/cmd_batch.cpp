@@ -112,7 +112,7 @@ int cmd_batch(Context& ctx, const Args& args)
                                            "holds benchmark/conftest.py)")
     ("ops", po::value<std::string>(), "comma list of ops")
     ("ops-file", po::value<std::string>(), "one op per line; # starts a comment")
-    ("all", "every benchmark/test_<op>.py")
+    ("all", "every op of the tree: each benchmark/test_<op>.py (FlagGems v5.3.0 on), or each op mark of the category files of v3.0 to v5.0.2 (docs/flaggems-releases.md)")
     ("devices", po::value<std::string>(), "device indices or UUIDs, comma list, or all (default): all means every "
                                           "device the inherited visibility mask leaves visible; a device outside "
                                           "it, an empty list and one device named twice are refused")
@@ -244,7 +244,7 @@ int cmd_batch(Context& ctx, const Args& args)
 
   std::vector<std::string> ops = vm->count("ops")        ? util::split(value("ops"), ',')
                                  : vm->count("ops-file") ? batch::read_ops_file(value("ops-file"))
-                                                         : batch::all_ops(flaggems);
+                                                         : batch::all_ops(flaggems, caliber.python);
   for (const auto& op : ops) {
     if (!util::is_op_name(op)) {
       throw Error(fmt::format("--ops: '{}' is not an op name ([A-Za-z0-9_]+)", op));

@@ -2,6 +2,8 @@
 
 #include "batch/progress.hpp"
 #include "results/store/store.hpp"
+#include "run/catalog.hpp"
+#include "run/release.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/process.hpp"
@@ -115,8 +117,18 @@ std::vector<std::string> order_longest_first(const std::vector<std::string>& ops
   return out;
 }
 
-std::vector<std::string> all_ops(const std::string& flaggems_dir)
+std::vector<std::string> all_ops(const std::string& flaggems_dir, const std::string& python)
 {
+  if (run::read_release(flaggems_dir).layout == run::Layout::category) {
+    auto catalog = run::read_catalog(flaggems_dir);
+    run::collect_uncertain(catalog, flaggems_dir, python);
+    if (!catalog.uncertain.empty() && !catalog.collected) {
+      throw Error(fmt::format("--all: the benchmark files of {} mark ops through getattr(pytest.mark, ...), which only "
+                              "pytest's collection can list, and {}; fix that, or name the ops with --ops",
+                              flaggems_dir, catalog.collection));
+    }
+    return run::marked_ops(catalog);
+  }
   std::vector<std::string> ops;
   boost::system::error_code ec;
   for (fs::directory_iterator it(fs::path(flaggems_dir) / "benchmark", ec), end; !ec && it != end; it.increment(ec)) {

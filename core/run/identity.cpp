@@ -130,6 +130,8 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   w.EndObject();
   j.field("flaggems_dir", util::absolute(p.request.flaggems_dir));
   j.nullable("flaggems_commit", commit);
+  using R = ReleaseField;
+  j.object("flaggems_release", [&] { to_json(j, p.release, {R::version, R::layout}); });
   j.key("versions");
   rapidjson::Document versions;
   if (!versions_json.empty() && !versions.Parse(versions_json.c_str()).HasParseError() && versions.IsObject()) {

@@ -45,7 +45,8 @@ Plan checked_plan(Request request, const std::function<loader::Selection()>& sel
   in.flaggems_dir = request.flaggems_dir;
   in.flaggems_dir_from = request.flaggems_dir_from;
   if (!request.flaggems_dir.empty() && boost::filesystem::is_directory(request.flaggems_dir)) {
-    const auto node = resolve_node(request.flaggems_dir, request.op, request.op_file, request.test_node);
+    const auto node =
+        resolve_node(request.flaggems_dir, request.op, request.op_file, request.test_node, request.python);
     in.benchmark_file = node.file;
     in.how_resolved = node.how;
     in.node_problem = node.problem;

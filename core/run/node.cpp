@@ -1,7 +1,10 @@
 #include "run/node.hpp"
 
+#include "run/catalog.hpp"
+
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/string.hpp"
 
 #include <boost/filesystem.hpp>
 #include <fmt/format.h>
@@ -47,14 +50,94 @@ std::string read_text(const std::string& path)
   }
 }
 
+// Written out: `@pytest.mark.<op>`, `marks=pytest.mark.<op>`, `pytestmark = pytest.mark.<op>`.
 bool marks(const std::string& text, const std::string& op)
 {
-  return std::regex_search(text, std::regex("@pytest\\.mark\\." + op + "\\b"));
+  return std::regex_search(text, std::regex("pytest\\.mark\\." + op + "\\b"));
 }
 
 bool names(const std::string& text, const std::string& op)
 {
   return std::regex_search(text, std::regex("op_name\\s*=\\s*[\"']" + op + "[\"']"));
+}
+
+// A file whose marks are computed (getattr(pytest.mark, name, None)) marks op when pytest's
+// collection says so; `how` gets where that came from.
+bool collection_marks(const std::string& flaggems_dir, const std::string& file, const std::string& op,
+                      const std::string& python, std::string& how)
+{
+  auto c = read_catalog(flaggems_dir);
+  if (python.empty() || std::find(c.uncertain.begin(), c.uncertain.end(), file) == c.uncertain.end()) {
+    return false;
+  }
+  collect_uncertain(c, flaggems_dir, python);
+  how += "; " + c.collection;
+  const auto& files = files_marking(c, op);
+  return std::find(files.begin(), files.end(), file) != files.end();
+}
+
+// The pair --op-file and --op: that op inside that file, selected by its marker where the file
+// has one.
+void resolve_in_file(Node& n, const std::string& flaggems_dir, const std::string& op, const std::string& python)
+{
+  n.op = op;
+  const auto text = read_text((fs::path(flaggems_dir) / n.file).string());
+  std::string collected;
+  if (marks(text, op)) {
+    n.marker = op;
+    n.how = fmt::format("--op with --op-file: {} marks it", n.file);
+  } else if (text.find("getattr(pytest.mark") != std::string::npos &&
+             collection_marks(flaggems_dir, n.file, op, python, collected)) {
+    n.marker = op;
+    n.how = fmt::format("--op with --op-file: {} marks it{}", n.file, collected);
+  } else if (names(text, op)) {
+    n.how = fmt::format("--op with --op-file: {} names it (no marker: the whole module runs)", n.file);
+  } else {
+    n.how = fmt::format("--op with --op-file: {} neither marks nor names it{}", n.file, collected);
+    if (n.problem.empty() && fs::is_regular_file(fs::path(flaggems_dir) / n.file)) {
+      n.problem =
+          fmt::format("the benchmark file {} neither marks nor names op '{}' (no pytest.mark.{}, no "
+                      "op_name=\"{}\"{}); give the file that holds it, or --op alone",
+                      n.file, op, op, op,
+                      collected.empty() ? std::string() : ", and " + collected.substr(2) + " finds no such mark");
+    }
+  }
+}
+
+// No benchmark/test_<op>.py: the first file that marks op (written out, else as pytest's
+// collection of the computed marks finds), else the first that names it.
+void find_op_file(Node& n, const std::string& flaggems_dir, const std::string& direct, const std::string& python)
+{
+  auto c = read_catalog(flaggems_dir);
+  std::string via;
+  if (files_marking(c, n.op).empty() && !c.uncertain.empty() && !python.empty()) {
+    collect_uncertain(c, flaggems_dir, python);
+    via = " (" + c.collection + ")";
+  }
+  if (const auto& files = files_marking(c, n.op); !files.empty()) {
+    n.file = files.front();
+    n.marker = n.op;
+    n.how = fmt::format("no {}; {} marks it{}", direct, n.file, via);
+    if (files.size() > 1) {
+      n.how += fmt::format("; also marked in {}: the first runs", util::join({files.begin() + 1, files.end()}, ", "));
+    }
+    return;
+  }
+  for (const auto& file : benchmark_modules(flaggems_dir)) {
+    if (names(read_text((fs::path(flaggems_dir) / file).string()), n.op)) {
+      n.file = file;
+      n.how = fmt::format("no {}; {} names it (no marker: the whole module runs)", direct, file);
+      return;
+    }
+  }
+  n.file = direct;
+  n.how = fmt::format("no {} and no module marks or names '{}'{}", direct, n.op, via);
+  if (!c.uncertain.empty() && !c.collected) {
+    n.problem = fmt::format("no benchmark file marks or names op '{}' as far as zl can read, and {} compute their "
+                            "marks, which only pytest's collection can tell: {}",
+                            n.op, util::join(c.uncertain, ", "),
+                            python.empty() ? "no interpreter was given to run it" : c.collection);
+  }
 }
 
 // A node's file relative to the FlagGems folder; empty when an absolute one lies outside it.
@@ -94,7 +177,7 @@ const util::Field<Node, NodeField> k_fields[] = {
 } // namespace
 
 Node resolve_node(const std::string& flaggems_dir, const std::string& op, const std::string& op_file,
-                  const std::string& test_node)
+                  const std::string& test_node, const std::string& python)
 {
   Node n;
   if (!test_node.empty()) {
@@ -125,22 +208,7 @@ Node resolve_node(const std::string& flaggems_dir, const std::string& op, const 
       n.how = "--op-file, as given";
       return n;
     }
-    // The pair: that op inside that file, selected by its marker where the file has one.
-    n.op = op;
-    const auto text = read_text((fs::path(flaggems_dir) / n.file).string());
-    if (marks(text, op)) {
-      n.marker = op;
-      n.how = fmt::format("--op with --op-file: {} marks it", n.file);
-    } else if (names(text, op)) {
-      n.how = fmt::format("--op with --op-file: {} names it (no marker: the whole module runs)", n.file);
-    } else {
-      n.how = fmt::format("--op with --op-file: {} neither marks nor names it", n.file);
-      if (n.problem.empty() && fs::is_regular_file(fs::path(flaggems_dir) / n.file)) {
-        n.problem = fmt::format("the benchmark file {} neither marks nor names op '{}' (no @pytest.mark.{} and no "
-                                "op_name=\"{}\"); give the file that holds it, or --op alone",
-                                n.file, op, op, op);
-      }
-    }
+    resolve_in_file(n, flaggems_dir, op, python);
     return n;
   }
   n.op = op;
@@ -148,25 +216,14 @@ Node resolve_node(const std::string& flaggems_dir, const std::string& op, const 
   if (fs::exists(fs::path(flaggems_dir) / direct)) {
     n.file = direct;
     n.how = fmt::format("{} exists", direct);
-  } else {
-    for (const auto& file : benchmark_modules(flaggems_dir)) {
-      const auto text = read_text((fs::path(flaggems_dir) / file).string());
-      if (marks(text, op) || names(text, op)) {
-        n.file = file;
-        n.how = fmt::format("no {}; {} {} it", direct, file, marks(text, op) ? "marks" : "names");
-        break;
-      }
+    // Select the op's own tests when its marker is there; otherwise the whole module runs.
+    if (marks(read_text((fs::path(flaggems_dir) / n.file).string()), op)) {
+      n.marker = op;
     }
-  }
-  if (n.file.empty()) {
-    n.file = direct;
-    n.how = fmt::format("no {} and no module marks or names '{}'", direct, op);
+  } else {
+    find_op_file(n, flaggems_dir, direct, python);
   }
   n.node = n.file;
-  // Select the op's own tests when its marker is there; otherwise the whole module runs.
-  if (marks(read_text((fs::path(flaggems_dir) / n.file).string()), op)) {
-    n.marker = op;
-  }
   return n;
 }
 

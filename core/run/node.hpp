@@ -18,13 +18,14 @@ struct Node
   std::string problem; // why the node cannot run although its file may exist; preflight reports it
 };
 
-// An op maps to benchmark/test_<op>.py, else to the module that marks it (@pytest.mark.<op>)
-// or names it (op_name="<op>"); an op file and a node are taken as given, an absolute one made
+// An op maps to benchmark/test_<op>.py, else to the module that marks it (@pytest.mark.<op>,
+// marks=pytest.mark.<op>, or, with python given, a computed mark that pytest's collection finds:
+// run/catalog.hpp) or names it (op_name="<op>"); an op file and a node are taken as given, an absolute one made
 // relative to the FlagGems folder. An op with an op file selects that op inside that file, as
 // the earlier harness's OP + OP_FILE did. A file that does not exist is returned all the same:
 // preflight reports it, and `problem` when the file cannot be the node.
 Node resolve_node(const std::string& flaggems_dir, const std::string& op, const std::string& op_file,
-                  const std::string& test_node);
+                  const std::string& test_node, const std::string& python = "");
 
 enum class NodeField { op, node, marker, resolution };
 

@@ -178,10 +178,12 @@ Plan make_plan(const Request& request, const loader::Module& backend, const std:
   p.request = request;
   p.backend = &backend;
   p.backend_how = backend_how;
-  p.node = resolve_node(request.flaggems_dir, request.op, request.op_file, request.test_node);
+  p.node = resolve_node(request.flaggems_dir, request.op, request.op_file, request.test_node, request.python);
+  p.release = read_release(request.flaggems_dir);
   p.timer = resolve_timer(request.timer, backend);
   p.timer_reason = timer_reason(request.timer, p.timer, backend);
   check_mode(request.mode, backend);
+  check_release(p.release, request.mode, request.extra_args);
   if (!request.replay_from.empty()) {
     p.autotune_mode = "replay";
     p.autotune_source = replay_records_dir(request.replay_from);
@@ -221,8 +223,12 @@ Plan make_plan(const Request& request, const loader::Module& backend, const std:
   // checkout would give (the node, FlagGems' own options, the extra arguments), and everything
   // zl adds goes through PYTEST_ADDOPTS, which pytest reads but FlagGems' name leaves out.
   p.node_link = p.run_dir + "/" + p.node.file.substr(0, p.node.file.find('/'));
-  p.argv = {request.python, "-m",     "pytest",     p.node.node, "--level",
-            request.level,  "--mode", request.mode, "--record",  "log"};
+  p.argv = {request.python, "-m", "pytest", p.node.node, "--level", request.level};
+  if (!mode_names_device(p.release)) {
+    // A release whose --mode names the device (v3.0) times kernels by default: no --mode then.
+    p.argv.insert(p.argv.end(), {"--mode", request.mode});
+  }
+  p.argv.insert(p.argv.end(), {"--record", "log"});
   for (const auto& d : request.dtypes) {
     p.argv.insert(p.argv.end(), {"--dtypes", d});
   }
@@ -308,6 +314,10 @@ std::string plan_json(const Plan& p)
   using N = NodeField;
   to_json(j, p.node, {N::op, N::node, N::marker, {N::resolution, "node_resolution"}});
   j.field("flaggems_dir", util::absolute(p.request.flaggems_dir));
+  using R = ReleaseField;
+  j.object("flaggems_release", [&] {
+    to_json(j, p.release, {R::version, R::version_source, R::layout, R::options, R::modes});
+  });
   j.field("level", p.request.level);
   j.field("mode", p.request.mode);
   j.strings("dtypes", p.request.dtypes);

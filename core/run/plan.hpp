@@ -4,6 +4,7 @@
 
 #include "loader/module.hpp"
 #include "run/node.hpp"
+#include "run/release.hpp"
 #include "run/request.hpp"
 #include "run/tuner_cache.hpp"
 #include "util/json.hpp"
@@ -18,6 +19,7 @@ struct Plan
 {
   Request request;
   Node node;
+  Release release; // what the FlagGems checkout's own files say it is and takes
   const loader::Module* backend = nullptr;
   std::string backend_how; // why this backend: "--backend", "ZL_BACKEND", or the automatic reason
   loader::Device device;

@@ -131,7 +131,7 @@ shapes::Resolution resolve(const Request& r)
   if (!util::is_op_name(r.op)) {
     throw Error(fmt::format("--op {} is not an operator name ([A-Za-z0-9_]+)", r.op));
   }
-  const auto node = run::resolve_node(r.flaggems_dir, r.op, "", "");
+  const auto node = run::resolve_node(r.flaggems_dir, r.op, "", "", r.python);
   run::PreflightInput in{
       r.flaggems_dir, r.flaggems_dir_from, node.file, node.how, r.shape_file, "", r.resolve_only ? "" : r.python};
   run::preflight(in);
