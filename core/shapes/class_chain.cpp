@@ -60,10 +60,16 @@ ClassChains::ClassChains(Module test_module, Module base_module, std::string ben
   : m_test(std::move(test_module)), m_base(std::move(base_module)), m_dir(std::move(benchmark_dir))
 {}
 
+std::string ClassChains::base_name() const
+{
+  const auto stem = fs::path(m_base.path).stem().string();
+  return stem.empty() ? "base" : stem;
+}
+
 const Module* ClassChains::sibling(const std::string& import_module) const
 {
   const auto name = last_component(import_module);
-  if (m_dir.empty() || name.empty() || name == "base") {
+  if (m_dir.empty() || name.empty() || name == base_name()) {
     return nullptr;
   }
   auto& slot = m_siblings[name];
@@ -84,11 +90,12 @@ bool ClassChains::names_base_module(const std::string& dotted, const Module& fro
       continue;
     }
     // from . import base / from benchmark import base; import benchmark.base [as base]
-    if ((!imp.name.empty() && imp.name == "base") || (imp.name.empty() && last_component(imp.module) == "base")) {
+    if ((!imp.name.empty() && imp.name == base_name()) ||
+        (imp.name.empty() && last_component(imp.module) == base_name())) {
       return true;
     }
   }
-  return dotted == "base"; // the benchmark folder's convention, even without a visible import
+  return dotted == base_name(); // the benchmark folder's convention, even without a visible import
 }
 
 std::optional<ClassChains::ClassRef> ClassChains::resolve(const std::string& dotted, const Module& from) const
@@ -107,7 +114,7 @@ std::optional<ClassChains::ClassRef> ClassChains::resolve(const std::string& dot
     return ClassRef{&from, def, name};
   }
   for (const auto& imp : from.imports) {
-    const bool from_base = last_component(imp.module) == "base" || imp.module == "." + std::string("base");
+    const bool from_base = last_component(imp.module) == base_name() || imp.module == "." + base_name();
     if (!from_base || imp.name.empty()) {
       continue;
     }

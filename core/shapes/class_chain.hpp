@@ -52,6 +52,8 @@ public:
 
   const Module& test_module() const { return m_test; }
   const Module& base_module() const { return m_base; }
+  // The helper module's name: "base" (FlagGems v5.3.0 on), "performance_utils" (v3.0 to v5.0.2).
+  std::string base_name() const;
 
 private:
   struct ClassRef

@@ -192,9 +192,12 @@ Resolution find_targets(const ResolveInput& in)
       util::absolute(in.shape_file.empty() ? in.flaggems_dir + "/benchmark/core_shapes.yaml" : in.shape_file);
   const fs::path root(in.flaggems_dir);
   auto test = read_module((root / in.module).string(), in.module);
-  const auto base_file = root / "benchmark" / "base.py";
+  // The benchmark helpers: base.py from FlagGems v5.3.0 on, performance_utils.py before.
+  const bool old_layout =
+      !fs::exists(root / "benchmark" / "base.py") && fs::is_regular_file(root / "benchmark" / "performance_utils.py");
   Module base;
-  base.path = "benchmark/base.py";
+  base.path = old_layout ? "benchmark/performance_utils.py" : "benchmark/base.py";
+  const auto base_file = root / base.path;
   if (fs::is_regular_file(base_file)) {
     base = read_module(base_file.string(), base.path);
   } else {
