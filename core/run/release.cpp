@@ -141,7 +141,9 @@ std::string describe(const Release& r)
 
 bool mode_names_device(const Release& r)
 {
-  return r.conftest_read && has(r.options, "--mode") && r.modes.empty();
+  // v3.0: category files, a --mode and no BenchMode. A tree of another shape without BenchMode
+  // (a fork, a test tree) says nothing of its modes: nothing is assumed.
+  return r.layout == Layout::category && has(r.options, "--mode") && r.modes.empty();
 }
 
 void check_release(const Release& r, const std::string& mode, const std::vector<std::string>& extra_args)

@@ -33,7 +33,8 @@ Release read_release(const std::string& flaggems_dir);
 std::string describe(const Release& r);
 const char* layout_name(Layout layout);
 
-// True when the release's --mode names the device (v3.0): zl then passes no --mode for kernel.
+// True when the release's --mode names the device (v3.0: category files, no BenchMode): zl then
+// passes no --mode for kernel.
 bool mode_names_device(const Release& r);
 
 // Throws Error (exit 2) naming the option and the release when zl would pass what the release's

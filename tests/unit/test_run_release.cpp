@@ -100,6 +100,14 @@ TEST_CASE("zl::run::read_release")
     CHECK(zl::run::describe(r) == "a FlagGems checkout of unknown version");
     CHECK_NOTHROW(zl::run::check_release(r, "operator", {"--collect-marks"}));
   }
+  SUBCASE("a --mode without BenchMode outside the category layout says nothing of its modes")
+  {
+    tree(fg, "base.py", "src/flag_gems/__init__.py", "__version__ = '9.9'\n");
+    std::ofstream(fg / "benchmark/conftest.py") << "parser.addoption(\"--mode\", choices=MODES)\n";
+    const auto r = read_release(fg.path());
+    CHECK_FALSE(zl::run::mode_names_device(r));
+    CHECK_NOTHROW(zl::run::check_release(r, "cudagraph", {}));
+  }
   SUBCASE("pyproject.toml's version when the package says none")
   {
     tree(fg, "base.py", "pyproject.toml", "[project]\nname = \"flag_gems\"\nversion = \"5.3.0rc2\"\n");
