@@ -127,6 +127,11 @@ std::vector<std::string> all_ops(const std::string& flaggems_dir, const std::str
                               "pytest's collection can list, and {}; fix that, or name the ops with --ops",
                               flaggems_dir, catalog.collection));
     }
+    if (!catalog.errors.empty()) {
+      throw Error(fmt::format("--all: pytest's collection of {} could not import {}; its ops would be missing "
+                              "from the campaign: fix that, or name the ops with --ops",
+                              flaggems_dir, util::join(catalog.errors, "; ")));
+    }
     return run::marked_ops(catalog);
   }
   std::vector<std::string> ops;

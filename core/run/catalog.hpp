@@ -1,7 +1,8 @@
 // Which benchmark files of a FlagGems tree mark which ops. Static reading is certain for a mark
-// written out (`@pytest.mark.abs`, `marks=pytest.mark.mm`); a file that computes its marks
-// (`marks=getattr(pytest.mark, name, None)` over a list, FlagGems v3.0 to v5.0.2) is read by
-// pytest's own collection instead (`--collect-only` with the zl_collect plugin), cached per tree.
+// written out (`@pytest.mark.abs`) in a file of its own op (v5.3.0 on); a file that computes its
+// marks (`marks=getattr(pytest.mark, name, None)` over a list) and every category file of
+// v3.0 to v5.0.2 are read by pytest's own collection instead (`--collect-only` with the
+// zl_collect plugin), cached per tree.
 #pragma once
 
 #include <map>
@@ -16,6 +17,7 @@ struct Catalog
   std::vector<std::string> uncertain;                       // files whose marks only pytest's collection can tell
   bool collected = false;                                   // files_of holds the collection of `uncertain` too
   std::string collection;                                   // how it went: where it was cached, or why it failed
+  std::vector<std::string> errors; // "file: error" of each file the collection could not import
 };
 
 // Static reading of every benchmark/**/test_*.py.

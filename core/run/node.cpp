@@ -61,33 +61,35 @@ bool names(const std::string& text, const std::string& op)
   return std::regex_search(text, std::regex("op_name\\s*=\\s*[\"']" + op + "[\"']"));
 }
 
-// A file whose marks are computed (getattr(pytest.mark, name, None)) marks op when pytest's
-// collection says so; `how` gets where that came from.
-bool collection_marks(const std::string& flaggems_dir, const std::string& file, const std::string& op,
-                      const std::string& python, std::string& how)
+bool contains(const std::vector<std::string>& list, const std::string& s)
 {
-  auto c = read_catalog(flaggems_dir);
-  if (python.empty() || std::find(c.uncertain.begin(), c.uncertain.end(), file) == c.uncertain.end()) {
-    return false;
-  }
-  collect_uncertain(c, flaggems_dir, python);
-  how += "; " + c.collection;
-  const auto& files = files_marking(c, op);
-  return std::find(files.begin(), files.end(), file) != files.end();
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+// What the collection could not import, for a message: "" when it imported everything.
+std::string import_errors(const Catalog& c)
+{
+  return c.errors.empty() ? std::string() : "; it could not import " + util::join(c.errors, "; ");
 }
 
 // The pair --op-file and --op: that op inside that file, selected by its marker where the file
-// has one.
+// has one. pytest's collection decides for a file whose marks static reading cannot be sure of.
 void resolve_in_file(Node& n, const std::string& flaggems_dir, const std::string& op, const std::string& python)
 {
   n.op = op;
   const auto text = read_text((fs::path(flaggems_dir) / n.file).string());
+  bool marked = marks(text, op);
   std::string collected;
-  if (marks(text, op)) {
-    n.marker = op;
-    n.how = fmt::format("--op with --op-file: {} marks it", n.file);
-  } else if (text.find("getattr(pytest.mark") != std::string::npos &&
-             collection_marks(flaggems_dir, n.file, op, python, collected)) {
+  if (!python.empty() && (text.find("getattr(pytest.mark") != std::string::npos ||
+                          fs::is_regular_file(fs::path(flaggems_dir) / "benchmark/performance_utils.py"))) {
+    auto c = read_catalog(flaggems_dir);
+    if (contains(c.uncertain, n.file)) {
+      collect_uncertain(c, flaggems_dir, python);
+      collected = "; " + c.collection + import_errors(c);
+      marked = c.collected ? contains(files_marking(c, op), n.file) : marked;
+    }
+  }
+  if (marked) {
     n.marker = op;
     n.how = fmt::format("--op with --op-file: {} marks it{}", n.file, collected);
   } else if (names(text, op)) {
@@ -95,22 +97,23 @@ void resolve_in_file(Node& n, const std::string& flaggems_dir, const std::string
   } else {
     n.how = fmt::format("--op with --op-file: {} neither marks nor names it{}", n.file, collected);
     if (n.problem.empty() && fs::is_regular_file(fs::path(flaggems_dir) / n.file)) {
-      n.problem =
-          fmt::format("the benchmark file {} neither marks nor names op '{}' (no pytest.mark.{}, no "
-                      "op_name=\"{}\"{}); give the file that holds it, or --op alone",
-                      n.file, op, op, op,
-                      collected.empty() ? std::string() : ", and " + collected.substr(2) + " finds no such mark");
+      n.problem = fmt::format("the benchmark file {} neither marks nor names op '{}' (no test marked {}, no "
+                              "op_name=\"{}\"{}); give the file that holds it, or --op alone",
+                              n.file, op, op, op, collected);
     }
   }
 }
 
 // No benchmark/test_<op>.py: the first file that marks op (written out, else as pytest's
-// collection of the computed marks finds), else the first that names it.
+// collection finds where static reading is not sure), else the first that names it.
 void find_op_file(Node& n, const std::string& flaggems_dir, const std::string& direct, const std::string& python)
 {
   auto c = read_catalog(flaggems_dir);
   std::string via;
-  if (files_marking(c, n.op).empty() && !c.uncertain.empty() && !python.empty()) {
+  const auto& seen = files_marking(c, n.op);
+  const bool unsure =
+      seen.empty() || std::any_of(seen.begin(), seen.end(), [&](const auto& f) { return contains(c.uncertain, f); });
+  if (unsure && !c.uncertain.empty() && !python.empty()) {
     collect_uncertain(c, flaggems_dir, python);
     via = " (" + c.collection + ")";
   }
@@ -137,6 +140,10 @@ void find_op_file(Node& n, const std::string& flaggems_dir, const std::string& d
                             "marks, which only pytest's collection can tell: {}",
                             n.op, util::join(c.uncertain, ", "),
                             python.empty() ? "no interpreter was given to run it" : c.collection);
+  } else if (!c.errors.empty()) {
+    n.problem = fmt::format("no benchmark file that pytest's collection imported marks or names op '{}'{}: fix that "
+                            "file, or give the op's file with --op-file",
+                            n.op, import_errors(c));
   }
 }
 

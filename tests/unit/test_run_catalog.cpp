@@ -25,6 +25,7 @@ void category_tree(const TempDir& fg)
   boost::filesystem::create_directories(fg / "benchmark");
   std::ofstream(fg / "benchmark/test_special_perf.py")
       << "@pytest.mark.isin\ndef test_isin_perf():\n    pass\n\n@pytest.mark.parametrize('x', [1])\n"
+         "@pytest.mark.rms_norm\ndef tes_rms_norm():  # v5.0.2's typo: no test\n    pass\n"
          "@pytest.mark.skipif(True, reason='r')\ndef test_other(x):\n    pass\n";
   std::ofstream(fg / "benchmark/test_blas_perf.py")
       << "@pytest.mark.parametrize('name', [pytest.param('mm', marks=pytest.mark.mm),\n"
@@ -61,10 +62,18 @@ int runs(const TempDir& dir)
   return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
 }
 
-const char* const k_document =
-    R"({"format": 1, "items": [{"nodeid": "benchmark/test_unary_pointwise_perf.py::t[abs-1]", )"
-    R"("file": "benchmark/test_unary_pointwise_perf.py", "function": "t", "marks": ["abs", "parametrize"]}, )"
-    R"({"nodeid": "x", "file": "benchmark/test_unary_pointwise_perf.py", "function": "t", "marks": ["neg"]}], "errors": []})";
+// What zl_collect writes for category_tree: rms_norm's mark stands on no test, so no item has it.
+std::string document(const std::string& errors = "")
+{
+  const auto item = [](const char* file, const char* mark) {
+    return std::string(R"({"nodeid": "x", "function": "t", "file": "benchmark/)") + file + R"(", "marks": [")" + mark +
+           R"(", "parametrize"]})";
+  };
+  return R"({"format": 1, "items": [)" + item("test_unary_pointwise_perf.py", "abs") + ", " +
+         item("test_unary_pointwise_perf.py", "neg") + ", " + item("test_blas_perf.py", "mm") + ", " +
+         item("test_blas_perf.py", "addmm") + ", " + item("test_special_perf.py", "isin") + R"(], "errors": [)" +
+         errors + "]}";
+}
 
 } // namespace
 
@@ -76,7 +85,7 @@ TEST_CASE("zl::run::read_catalog and collect_uncertain")
   category_tree(fg);
   ::setenv("ZL_CACHE_DIR", cache.path().c_str(), 1);
 
-  SUBCASE("marks written out are read statically; computed ones make the file uncertain")
+  SUBCASE("marks written out are read statically; in a category layout every file is uncertain")
   {
     const auto c = read_catalog(fg.path());
     CHECK(files_marking(c, "isin") == Files{"benchmark/test_special_perf.py"});
@@ -84,11 +93,35 @@ TEST_CASE("zl::run::read_catalog and collect_uncertain")
     CHECK(files_marking(c, "addmm") == Files{"benchmark/test_blas_perf.py"});
     CHECK(files_marking(c, "skipif").empty());
     CHECK(files_marking(c, "abs").empty());
-    CHECK(c.uncertain == Files{"benchmark/test_unary_pointwise_perf.py"});
+    CHECK(c.uncertain == Files{"benchmark/test_blas_perf.py", "benchmark/test_special_perf.py",
+                               "benchmark/test_unary_pointwise_perf.py"});
+    boost::filesystem::remove(fg / "benchmark/performance_utils.py"); // one file per op: only computed marks
+    CHECK(read_catalog(fg.path()).uncertain == Files{"benchmark/test_unary_pointwise_perf.py"});
+  }
+  SUBCASE("the collection is the authority: a mark on no test is no op")
+  {
+    auto c = read_catalog(fg.path());
+    CHECK(files_marking(c, "rms_norm") == Files{"benchmark/test_special_perf.py"});
+    zl::run::collect_uncertain(c, fg.path(), fake_python(tools, document()));
+    CHECK(files_marking(c, "rms_norm").empty());
+    CHECK(zl::run::marked_ops(c) == Files{"abs", "addmm", "isin", "mm", "neg"});
+    const auto n = zl::run::resolve_node(fg.path(), "rms_norm", "", "", fake_python(tools, document()));
+    CHECK(n.node == "benchmark/test_rms_norm.py");
+    const auto in_file = zl::run::resolve_node(fg.path(), "rms_norm", "benchmark/test_special_perf.py", "",
+                                               fake_python(tools, document()));
+    CHECK(in_file.marker.empty());
+    CHECK(in_file.problem.find("no test marked rms_norm") != std::string::npos);
+  }
+  SUBCASE("a file the collection could not import is named where an op is missing")
+  {
+    const auto python =
+        fake_python(tools, document(R"({"file": "benchmark/test_x_perf.py", "error": "ImportError: boom"})"));
+    const auto n = zl::run::resolve_node(fg.path(), "resolve_neg", "", "", python);
+    CHECK(n.problem.find("could not import benchmark/test_x_perf.py: ImportError: boom") != std::string::npos);
   }
   SUBCASE("pytest's collection adds the computed marks, once: the second reading is the cache's")
   {
-    const auto python = fake_python(tools, k_document);
+    const auto python = fake_python(tools, document());
     auto c = read_catalog(fg.path());
     zl::run::collect_uncertain(c, fg.path(), python);
     CHECK(c.collected);
@@ -107,13 +140,13 @@ TEST_CASE("zl::run::read_catalog and collect_uncertain")
   }
   SUBCASE("resolution: the collection's file and marker, said in the resolution")
   {
-    const auto n = zl::run::resolve_node(fg.path(), "neg", "", "", fake_python(tools, k_document));
+    const auto n = zl::run::resolve_node(fg.path(), "neg", "", "", fake_python(tools, document()));
     CHECK(n.node == "benchmark/test_unary_pointwise_perf.py");
     CHECK(n.marker == "neg");
     CHECK(n.how.find("benchmark/test_unary_pointwise_perf.py marks it (pytest's collection") != std::string::npos);
     CHECK(n.problem.empty());
     const auto in_file = zl::run::resolve_node(fg.path(), "abs", "benchmark/test_unary_pointwise_perf.py", "",
-                                               fake_python(tools, k_document));
+                                               fake_python(tools, document()));
     CHECK(in_file.marker == "abs");
   }
   SUBCASE("a failed collection is a problem that quotes pytest, not a silent miss")
