@@ -183,7 +183,6 @@ Plan make_plan(const Request& request, const loader::Module& backend, const std:
   p.timer = resolve_timer(request.timer, backend);
   p.timer_reason = timer_reason(request.timer, p.timer, backend);
   check_mode(request.mode, backend);
-  check_release(p.release, request.mode, request.extra_args);
   if (!request.replay_from.empty()) {
     p.autotune_mode = "replay";
     p.autotune_source = replay_records_dir(request.replay_from);
@@ -236,6 +235,7 @@ Plan make_plan(const Request& request, const loader::Module& backend, const std:
     // Relative to pytest's working folder, the run folder, for the same reason.
     p.argv.insert(p.argv.end(), {"--shape_file", fs::path(p.shape_file).filename().string()});
   }
+  check_release(p.release, request.mode, {p.argv.begin() + 4, p.argv.end()}, request.extra_args);
   p.argv.insert(p.argv.end(), request.extra_args.begin(), request.extra_args.end());
   p.pytest_options = zl_pytest_options(p);
 

@@ -146,7 +146,8 @@ bool mode_names_device(const Release& r)
   return r.layout == Layout::category && has(r.options, "--mode") && r.modes.empty();
 }
 
-void check_release(const Release& r, const std::string& mode, const std::vector<std::string>& extra_args)
+void check_release(const Release& r, const std::string& mode, const std::vector<std::string>& zl_args,
+                   const std::vector<std::string>& extra_args)
 {
   if (mode_names_device(r) && mode != "kernel") {
     throw Error(fmt::format("{} has no --mode {}: its benchmark conftest's --mode names the device (kernel timing, "
@@ -162,13 +163,20 @@ void check_release(const Release& r, const std::string& mode, const std::vector<
   if (!r.conftest_read) {
     return;
   }
-  for (const auto& arg : extra_args) {
-    const auto name = arg.substr(0, arg.find('='));
-    if (std::find(std::begin(k_flaggems_options), std::end(k_flaggems_options), name) != std::end(k_flaggems_options) &&
-        !has(r.options, name)) {
-      throw Error(fmt::format("{} has no option {} (its benchmark conftest registers {}); leave it out of the "
-                              "arguments after --, or use a release that has it (docs/flaggems-releases.md)",
-                              describe(r), name, util::join(r.options, " ")));
+  for (const auto* args : {&zl_args, &extra_args}) {
+    for (const auto& arg : *args) {
+      const auto name = arg.substr(0, arg.find('='));
+      if (std::find(std::begin(k_flaggems_options), std::end(k_flaggems_options), name) ==
+              std::end(k_flaggems_options) ||
+          has(r.options, name)) {
+        continue;
+      }
+      throw Error(fmt::format("{} has no option {} (its benchmark conftest registers {}); {}", describe(r), name,
+                              util::join(r.options, " "),
+                              args == &extra_args ? "leave it out of the arguments after --, or use a release "
+                                                    "that has it (docs/flaggems-releases.md)"
+                                                  : "zl passes it for the option you gave; use a FlagGems tree "
+                                                    "whose conftest has it"));
     }
   }
 }

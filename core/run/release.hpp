@@ -38,9 +38,10 @@ const char* layout_name(Layout layout);
 bool mode_names_device(const Release& r);
 
 // Throws Error (exit 2) naming the option and the release when zl would pass what the release's
-// conftest lacks: a --mode value, or one of FlagGems' options (of any release) among the extra
-// arguments that this release does not register.
-void check_release(const Release& r, const std::string& mode, const std::vector<std::string>& extra_args);
+// conftest lacks: a --mode value, or one of FlagGems' options (of any release) that this release
+// does not register, among zl's own FlagGems arguments or the extra arguments.
+void check_release(const Release& r, const std::string& mode, const std::vector<std::string>& zl_args,
+                   const std::vector<std::string>& extra_args);
 
 enum class ReleaseField { version, version_source, layout, options, modes };
 void to_json(util::JsonWriter& j, const Release& r, std::initializer_list<util::Pick<ReleaseField>> fields);

@@ -62,12 +62,17 @@ TEST_CASE("zl::run::read_release")
     CHECK(r.options == std::vector<std::string>{"--mode", "--fg_mode", "--level", "--record"});
     CHECK(r.modes.empty());
     CHECK(zl::run::mode_names_device(r));
-    CHECK_NOTHROW(zl::run::check_release(r, "kernel", {}));
-    CHECK_THROWS_WITH_AS(zl::run::check_release(r, "operator", {}),
+    CHECK_NOTHROW(zl::run::check_release(r, "kernel", {}, {}));
+    CHECK_THROWS_WITH_AS(zl::run::check_release(r, "operator", {}, {}),
                          doctest::Contains("FlagGems 3.0 has no --mode operator"), zl::Error);
-    CHECK_THROWS_WITH_AS(zl::run::check_release(r, "kernel", {"--warmup=5"}),
+    CHECK_THROWS_WITH_AS(zl::run::check_release(r, "kernel", {}, {"--warmup=5"}),
                          doctest::Contains("FlagGems 3.0 has no option --warmup"), zl::Error);
-    CHECK_NOTHROW(zl::run::check_release(r, "kernel", {"-x", "--maxfail", "1"})); // pytest's own
+    CHECK_NOTHROW(
+        zl::run::check_release(r, "kernel", {"--level", "core", "--record", "log"}, {"-x", "--maxfail", "1"}));
+    CHECK_THROWS_WITH_AS(zl::run::check_release(r, "kernel", {"--level", "core", "--dtypes", "float16"}, {}),
+                         doctest::Contains("has no option --dtypes (its benchmark conftest registers --mode "
+                                           "--fg_mode --level --record); zl passes it"),
+                         zl::Error);
   }
   SUBCASE("v4.2.0: BenchMode in attri_util.py, without cudagraph")
   {
@@ -77,8 +82,8 @@ TEST_CASE("zl::run::read_release")
     const auto r = read_release(fg.path());
     CHECK(r.modes == std::vector<std::string>{"kernel", "operator", "wrapper"});
     CHECK_FALSE(zl::run::mode_names_device(r));
-    CHECK_NOTHROW(zl::run::check_release(r, "wrapper", {"--parallel", "0"}));
-    CHECK_THROWS_WITH_AS(zl::run::check_release(r, "cudagraph", {}),
+    CHECK_NOTHROW(zl::run::check_release(r, "wrapper", {}, {"--parallel", "0"}));
+    CHECK_THROWS_WITH_AS(zl::run::check_release(r, "cudagraph", {}, {}),
                          doctest::Contains("BenchMode offers kernel, operator, wrapper"), zl::Error);
   }
   SUBCASE("v5.3.4: per-op layout, setuptools-scm's _version.py")
@@ -98,7 +103,7 @@ TEST_CASE("zl::run::read_release")
     CHECK(r.version.empty());
     CHECK(r.layout == Layout::unknown);
     CHECK(zl::run::describe(r) == "a FlagGems checkout of unknown version");
-    CHECK_NOTHROW(zl::run::check_release(r, "operator", {"--collect-marks"}));
+    CHECK_NOTHROW(zl::run::check_release(r, "operator", {"--dtypes"}, {"--collect-marks"}));
   }
   SUBCASE("a --mode without BenchMode outside the category layout says nothing of its modes")
   {
@@ -106,7 +111,7 @@ TEST_CASE("zl::run::read_release")
     std::ofstream(fg / "benchmark/conftest.py") << "parser.addoption(\"--mode\", choices=MODES)\n";
     const auto r = read_release(fg.path());
     CHECK_FALSE(zl::run::mode_names_device(r));
-    CHECK_NOTHROW(zl::run::check_release(r, "cudagraph", {}));
+    CHECK_NOTHROW(zl::run::check_release(r, "cudagraph", {}, {}));
   }
   SUBCASE("pyproject.toml's version when the package says none")
   {
