@@ -269,3 +269,20 @@ TEST_CASE("zl::results::parse::parse_text_log: FlagGems refusing a dtype is no f
   CHECK(is_dtype_refusal("ValueError: Given dtype(s) 'torch.int32'can't be supported by this op 'mm'"));
   CHECK_FALSE(is_dtype_refusal("RuntimeError: Given dtype(s) 'x'"));
 }
+
+TEST_CASE("zl::results::parse::parse_text_log: FlagGems v3.0's title, mode named after the device")
+{
+  // Constructed after v3.0's BenchmarkResult.__str__ (docs/flaggems-releases.md, section 4): a
+  // backward op's name holds a space and the mode is the device.
+  Parsed p("v3.log", "Operator: gelu backward  Performance Test (dtype=torch.float16, mode=cuda,level=core)\n"
+                     "Status       Torch Latency (ms)    Gems Latency (ms)         Gems Speedup          Size Detail\n"
+                     "-----------------------------------------------------------------------------------------\n"
+                     "SUCCESS               0.010000            0.005000               2.000          "
+                     "[torch.Size([1024])]\n");
+  CHECK(p.diags.empty());
+  REQUIRE(p.log.tables.size() == 1);
+  CHECK(p.log.tables[0].op == "gelu backward");
+  CHECK(p.log.tables[0].mode == "cuda");
+  REQUIRE(p.log.rows.size() == 1);
+  CHECK(p.log.rows[0].speedup == doctest::Approx(2.0));
+}
