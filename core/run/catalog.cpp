@@ -76,11 +76,14 @@ std::string cache_dir()
   return std::string(home != nullptr && *home != '\0' ? home : "/tmp") + "/.cache/zl";
 }
 
-// The tree's benchmark sources and pytest.ini, the interpreter and the format: what the
-// collection depends on.
+// The tree's benchmark sources and pytest.ini, the interpreter, PYTHONPATH, the host (its
+// vendor: v3.0 drops some ops on musa) and the format: what the collection depends on.
 std::string tree_key(const fs::path& root, const std::string& python)
 {
-  std::string all = fmt::format("zl_collect {}\n{}\n", k_collect_format, python);
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const char* path = std::getenv("PYTHONPATH");
+  std::string all = fmt::format("zl_collect {}\n{}\n{}\n{}\n", k_collect_format, python, host, path ? path : "");
   auto files = benchmark_sources(root);
   files.push_back("pytest.ini");
   for (const auto& file : files) {
