@@ -25,7 +25,7 @@ void category_tree(const TempDir& fg)
   boost::filesystem::create_directories(fg / "benchmark");
   std::ofstream(fg / "benchmark/test_special_perf.py")
       << "@pytest.mark.isin\ndef test_isin_perf():\n    pass\n\n@pytest.mark.parametrize('x', [1])\n"
-         "@pytest.mark.rms_norm\ndef tes_rms_norm():  # v5.0.2's typo: no test\n    pass\n"
+         "@pytest.mark.rms_norm\ndef tes_rms_norm():  # v5.0.2's typo: no test\n    Bench(op_name='rms_norm')\n"
          "@pytest.mark.skipif(True, reason='r')\ndef test_other(x):\n    pass\n";
   std::ofstream(fg / "benchmark/test_blas_perf.py")
       << "@pytest.mark.parametrize('name', [pytest.param('mm', marks=pytest.mark.mm),\n"
@@ -106,11 +106,12 @@ TEST_CASE("zl::run::read_catalog and collect_uncertain")
     CHECK(files_marking(c, "rms_norm").empty());
     CHECK(zl::run::marked_ops(c) == Files{"abs", "addmm", "isin", "mm", "neg"});
     const auto n = zl::run::resolve_node(fg.path(), "rms_norm", "", "", fake_python(tools, document()));
-    CHECK(n.node == "benchmark/test_rms_norm.py");
+    CHECK(n.node == "benchmark/test_rms_norm.py"); // not the whole file that names it, under its name
+    CHECK(n.problem.find("finds no test of it marked rms_norm") != std::string::npos);
     const auto in_file = zl::run::resolve_node(fg.path(), "rms_norm", "benchmark/test_special_perf.py", "",
                                                fake_python(tools, document()));
     CHECK(in_file.marker.empty());
-    CHECK(in_file.problem.find("no test marked rms_norm") != std::string::npos);
+    CHECK(in_file.problem.find("finds no test in benchmark/test_special_perf.py marked rms_norm") != std::string::npos);
   }
   SUBCASE("a file the collection could not import is named where an op is missing")
   {
