@@ -16,6 +16,17 @@ namespace fs = boost::filesystem;
 
 namespace {
 
+// The keys an op's own name may have: FlagGems v3.0 names a backward benchmark "<op> backward"
+// (a space: `self.op_name += " backward"`) and looks its shapes up by that name.
+std::vector<std::string> op_keys(const std::string& op)
+{
+  const std::string suffix = "_backward";
+  if (op.size() > suffix.size() && op.compare(op.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    return {op, op.substr(0, op.size() - suffix.size()) + " backward"};
+  }
+  return {op};
+}
+
 void add_unique(std::vector<std::string>& out, const std::string& value)
 {
   if (std::find(out.begin(), out.end(), value) == out.end()) {
@@ -79,7 +90,7 @@ std::vector<Target> group_targets(const std::vector<Construction>& all, const st
     }
     Target t;
     t.calls.push_back(*c);
-    t.candidates.push_back(op);
+    t.candidates = op_keys(op);
     for (const auto& n : names) {
       add_unique(t.candidates, n);
     }
@@ -220,7 +231,7 @@ Resolution find_targets(const ResolveInput& in)
                           : fmt::format("no constructor call in {} has op_name=\"{}\"; it constructs {}", in.module,
                                         in.op, util::join(others, ", ")));
     Target t;
-    t.candidates = {in.op};
+    t.candidates = op_keys(in.op);
     t.certain = false;
     r.targets.push_back(std::move(t));
   }

@@ -157,3 +157,8 @@ def test_sweep_resolves_shapes_through_performance_utils(lzl, tree):
     proc = lzl.run("sweep", "--flaggems", str(fg), "--op", "isin", "--resolve-only", "--python", PYTHON, check_rc=0)
     assert "class=GenericBenchmark" in proc.stdout, proc.stdout
     assert "chain: GenericBenchmark (benchmark/performance_utils.py:" in proc.stdout
+    # v3.0 looks a backward op's shapes up by "<op> backward", as it names the benchmark
+    v3 = tree("legacy_v3")
+    proc = lzl.run("sweep", "--flaggems", str(v3), "--op", "gelu_backward", "--resolve-only", "--python", PYTHON,
+                   check_rc=0)
+    assert 'key="gelu backward" shapes=2' in proc.stdout
