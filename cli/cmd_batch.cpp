@@ -112,7 +112,7 @@ int cmd_batch(Context& ctx, const Args& args)
                                            "holds benchmark/conftest.py)")
     ("ops", po::value<std::string>(), "comma list of ops")
     ("ops-file", po::value<std::string>(), "one op per line; # starts a comment")
-    ("all", "every op of the tree: each benchmark/test_<op>.py (FlagGems v5.3.0 on), or each op mark of the category files of v3.0 to v5.0.2 (docs/flaggems-releases.md)")
+    ("all", "every op of the tree: each op mark of its benchmark files (abs and abs_ alike; pytest's collection decides in v3.0 to v5.0.2's category files), and each benchmark/test_<op>.py that marks nothing (docs/flaggems-releases.md)")
     ("devices", po::value<std::string>(), "device indices or UUIDs, comma list, or all (default): all means every "
                                           "device the inherited visibility mask leaves visible; a device outside "
                                           "it, an empty list and one device named twice are refused")

@@ -119,31 +119,39 @@ std::vector<std::string> order_longest_first(const std::vector<std::string>& ops
 
 std::vector<std::string> all_ops(const std::string& flaggems_dir, const std::string& python)
 {
-  if (run::read_release(flaggems_dir).layout == run::Layout::category) {
-    auto catalog = run::read_catalog(flaggems_dir);
-    run::collect_uncertain(catalog, flaggems_dir, python);
-    if (!catalog.uncertain.empty() && !catalog.collected) {
-      throw Error(fmt::format("--all: the benchmark files of {} mark ops through getattr(pytest.mark, ...), which only "
-                              "pytest's collection can list, and {}; fix that, or name the ops with --ops",
-                              flaggems_dir, catalog.collection));
-    }
-    if (!catalog.errors.empty()) {
-      throw Error(fmt::format("--all: pytest's collection of {} could not import {}; its ops would be missing "
-                              "from the campaign: fix that, or name the ops with --ops",
-                              flaggems_dir, util::join(catalog.errors, "; ")));
-    }
-    return run::marked_ops(catalog);
+  auto catalog = run::read_catalog(flaggems_dir);
+  run::collect_uncertain(catalog, flaggems_dir, python);
+  if (!catalog.uncertain.empty() && !catalog.collected) {
+    throw Error(fmt::format("--all: the ops of {} are marked in files whose marks only pytest's collection can list, "
+                            "and {}; fix that, or name the ops with --ops",
+                            flaggems_dir, catalog.collection));
   }
-  std::vector<std::string> ops;
+  if (!catalog.errors.empty()) {
+    throw Error(fmt::format("--all: pytest's collection of {} could not import {}; its ops would be missing "
+                            "from the campaign: fix that, or name the ops with --ops",
+                            flaggems_dir, util::join(catalog.errors, "; ")));
+  }
+  // Every op mark (abs and abs_ of test_abs.py alike), and a file that marks nothing by its name:
+  // it runs whole. A file that marks other ops is no op of its own (test_div.py's tests run as
+  // the ops they mark, and would run twice).
+  std::set<std::string> ops;
+  for (const auto& op : run::marked_ops(catalog)) {
+    ops.insert(op);
+  }
+  std::set<std::string> marking;
+  for (const auto& [op, files] : catalog.files_of) {
+    marking.insert(files.begin(), files.end());
+  }
+  const bool category = run::read_release(flaggems_dir).layout == run::Layout::category;
   boost::system::error_code ec;
-  for (fs::directory_iterator it(fs::path(flaggems_dir) / "benchmark", ec), end; !ec && it != end; it.increment(ec)) {
+  for (fs::directory_iterator it(fs::path(flaggems_dir) / "benchmark", ec), end; !category && !ec && it != end;
+       it.increment(ec)) {
     const auto name = it->path().filename().string();
-    if (name.rfind("test_", 0) == 0 && it->path().extension() == ".py") {
-      ops.push_back(it->path().stem().string().substr(5));
+    if (name.rfind("test_", 0) == 0 && it->path().extension() == ".py" && marking.count("benchmark/" + name) == 0) {
+      ops.insert(it->path().stem().string().substr(5));
     }
   }
-  std::sort(ops.begin(), ops.end());
-  return ops;
+  return {ops.begin(), ops.end()};
 }
 
 CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& statuses, results::store::Store& store,

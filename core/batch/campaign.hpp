@@ -48,9 +48,10 @@ struct CampaignOutcome
 std::vector<std::string> order_longest_first(const std::vector<std::string>& ops,
                                              const std::function<std::optional<double>(const std::string&)>& expected);
 
-// The ops of a FlagGems tree, sorted: every benchmark/test_<op>.py where each op has its file
-// (v5.3.0 on); in a release of category files (v3.0 to v5.0.2), every op mark, computed ones as
-// pytest's collection with `python` finds them. Throws Error when that collection fails.
+// The ops of a FlagGems tree, sorted: every op mark of its benchmark files (pytest's collection
+// deciding where static reading is not sure: run/catalog.hpp), and, where each op has its file
+// (v5.3.0 on), each benchmark/test_<op>.py that marks no op. Throws Error when the collection
+// fails or cannot import a file.
 std::vector<std::string> all_ops(const std::string& flaggems_dir, const std::string& python);
 
 // The old folder of an op that is run again is kept beside the new one as <run_dir>.attempt-N,

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <csignal>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -281,4 +282,21 @@ TEST_CASE("zl::batch::run_campaign: an identity whose timer is not a string is r
   CHECK(outcome.ran == 1);
   CHECK(c.status("odd").timer.empty());
   CHECK(c.status("odd").level == "core"); // the campaign's own, since the identity's is not a string
+}
+
+TEST_CASE("zl::batch::all_ops: every op mark, and each file that marks nothing by its name")
+{
+  test::TempDir fg;
+  boost::filesystem::create_directories(fg / "benchmark");
+  std::ofstream(fg / "benchmark/base.py") << "class Benchmark:\n    pass\n";
+  std::ofstream(fg / "benchmark/test_abs.py")
+      << "@pytest.mark.abs\ndef test_abs():\n    pass\n\n@pytest.mark.abs_\ndef test_abs_inplace():\n    pass\n";
+  // Its tests run as the ops they mark: a run of `div` would run them twice.
+  std::ofstream(fg / "benchmark/test_div.py")
+      << "@pytest.mark.div_tensor\n@pytest.mark.parametrize('x', [1])\ndef test_div(x):\n    pass\n";
+  std::ofstream(fg / "benchmark/test_chunk_gla.py") << "def test_chunk_gla():\n    pass\n";
+  CHECK(batch::all_ops(fg.path(), "") == std::vector<std::string>{"abs", "abs_", "chunk_gla", "div_tensor"});
+  // A computed mark with no interpreter to collect it: said, not a shorter list.
+  std::ofstream(fg / "benchmark/test_unary.py") << "marks=getattr(pytest.mark, name, None)\n";
+  CHECK_THROWS_WITH_AS(batch::all_ops(fg.path(), ""), doctest::Contains("only pytest's collection can list"), Error);
 }
