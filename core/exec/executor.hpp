@@ -1,7 +1,7 @@
 // The executor seam: how one op of a campaign is carried out, under the campaign logic (order,
 // resume, timeouts, interrupts, statuses, ops_status.csv, the store: core/batch/campaign.cpp).
 // `process` starts a fresh `zl run` per op; `warm` hands the op to a long-lived worker of its
-// device; a Slurm executor plugs in here too (DESIGN.md section 9).
+// device; a Slurm campaign runs `warm` inside each array task (core/batch/slurm_task.cpp).
 #pragma once
 
 #include "loader/module.hpp"
