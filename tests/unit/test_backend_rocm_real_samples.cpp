@@ -85,7 +85,8 @@ TEST_CASE("zl::backend_rocm::parse_rocm_smi on real outputs")
       {"EDGE-rocm-issue4374-mi300a-showrasinfo-json-no-data.txt", "line 1 'WARNING: No JSON data to report'"},
   };
   for (const auto& [file, error] : refused) {
-    CAPTURE(file);
+    const char* const sample = file; // CAPTURE's lambda cannot take a structured binding (C++17)
+    CAPTURE(sample);
     const auto r = parse_rocm_smi(read("rocm-smi", file));
     CHECK(has(r.error, error));
     CHECK(r.devices.empty());
@@ -135,7 +136,8 @@ TEST_CASE("zl::backend_rocm::parse_amd_smi on real outputs")
          "line 1 'Fail to open libdrm_amdgpu.so.1"},
     };
     for (const auto& [file, error] : refused) {
-      CAPTURE(file);
+      const char* const sample = file; // CAPTURE's lambda cannot take a structured binding (C++17)
+      CAPTURE(sample);
       const auto as_list = parse_amd_smi(read("amd-smi", file), "[]");
       const auto as_static = parse_amd_smi(one_gpu, read("amd-smi", file));
       CHECK(has(as_list.error + " / " + as_static.error, error));

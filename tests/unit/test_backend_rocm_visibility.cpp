@@ -58,7 +58,8 @@ TEST_CASE("zl::backend_rocm::rocr_serial_in_asic_info")
   const char* serial = "0x5C88007D760374F3";
   for (const auto& [market, vendor, offset] :
        {std::tuple<size_t, size_t, size_t>{64, 0, 84}, {64, 64, 148}, {256, 64, 340}, {256, 256, 532}}) {
-    CAPTURE(offset);
+    const size_t asic_offset = offset; // CAPTURE's lambda cannot take a structured binding (C++17)
+    CAPTURE(asic_offset);
     const auto buf = image(market, vendor, offset, serial);
     CHECK(rocr_serial_in_asic_info(buf.data(), buf.size()) == "GPU-5c88007d760374f3");
   }
