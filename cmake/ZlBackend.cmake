@@ -93,7 +93,14 @@ typedef int zl_backend_abi_checked; /* a translation unit needs a declaration */
     target_link_libraries(${devices} PUBLIC zl::abi ${CMAKE_DL_LIBS} PRIVATE ${settings})
     target_link_libraries(${target} PRIVATE ${devices})
   endif()
-  target_link_options(${target} PRIVATE -Wl,-z,defs -Wl,--version-script=${ZL_BACKEND_MAP})
+  # Clang keeps a sanitizer's runtime in the executable, so a sanitized module has undefined
+  # __asan_* symbols until zl loads it: -z defs only where the module stands alone.
+  set(clang_sanitized FALSE)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang" AND (ZL_FUZZ OR ZL_SANITIZE))
+    set(clang_sanitized TRUE)
+  endif()
+  target_link_options(${target} PRIVATE $<$<NOT:$<BOOL:${clang_sanitized}>>:-Wl,-z,defs>
+                      -Wl,--version-script=${ZL_BACKEND_MAP})
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${ZL_BACKEND_MAP})
   if(ARG_COMPONENT)
     set(component ${ARG_COMPONENT})
