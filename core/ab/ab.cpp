@@ -119,7 +119,7 @@ int run_ab(AbRun ab, std::ostream& out, std::ostream& err)
       << compare(spec, spec.out_dir + "/A", spec.out_dir + "/B", banner_text);
   out << spec.out_dir << "\n";
   if (interrupted) {
-    return 130;
+    return k_exit_interrupted;
   }
   for (const auto& r : runs) {
     if (r.exit_code != 0) {

@@ -399,7 +399,7 @@ CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& st
   util::write_file_atomic(csv_path, format_ops_status(statuses));
   const bool all_ok =
       std::all_of(statuses.begin(), statuses.end(), [](const auto& s) { return results::settled(s.status); });
-  outcome.exit_code = g_stop_signal != 0 ? 130 : all_ok ? 0 : 1;
+  outcome.exit_code = g_stop_signal != 0 ? k_exit_interrupted : all_ok ? 0 : 1;
   progress.done(outcome.makespan_s, outcome.total_work_s);
   return outcome;
 }

@@ -156,7 +156,7 @@ std::string status_from_exit(int exit_code, long long rows, bool timed_out, bool
   if (timed_out) {
     return "timeout";
   }
-  if (interrupted || exit_code == 130) {
+  if (interrupted || exit_code == k_exit_interrupted) {
     return "interrupted";
   }
   if (exit_code == 3) {

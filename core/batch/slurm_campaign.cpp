@@ -251,7 +251,7 @@ int follow(const SlurmSubmit& spec, const Submission& sub, const std::vector<OpS
   }
   const bool all_ok =
       std::all_of(merged.begin(), merged.end(), [](const auto& s) { return results::settled(s.status); });
-  return cancelled || g_interrupts > 0 ? 130 : all_ok ? 0 : 1;
+  return cancelled || g_interrupts > 0 ? k_exit_interrupted : all_ok ? 0 : 1;
 }
 
 } // namespace

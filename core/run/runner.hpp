@@ -9,8 +9,6 @@
 
 namespace zl::run {
 
-// zl run's exit status when pytest was stopped by a stop signal (Ctrl-C, SIGTERM, SIGHUP).
-inline constexpr int k_exit_interrupted = 130;
 // zl run's exit status when pytest was killed by a signal zl did not send (SIGSEGV, SIGABRT,
 // an outside SIGKILL): not 128+N, which would read as zl itself crashing.
 inline constexpr int k_exit_benchmark_signaled = 14;
