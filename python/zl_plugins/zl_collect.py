@@ -29,11 +29,9 @@ A write that fails prints `ZL_COLLECT_WRITE_FAILED path=<p> error=<e>` on standa
 leaves pytest's exit status as it is. Without ZL_COLLECT_OUT the plugin does nothing, so
 loading it in a normal run is harmless. Standard library and pytest only.
 """
-import json
 import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -102,7 +100,7 @@ class Collector:
                  for item in getattr(session, "items", None) or ()]
         doc = {"format": FORMAT, "items": items, "errors": self.errors}
         try:
-            write_atomic(self.path, doc)
+            zl_plan.write_json_atomic(self.path, doc, indent=1)
         except OSError as e:
             line = zl_plan.format_marker("ZL_COLLECT_WRITE_FAILED", path=self.path,
                                          error=e.strerror or str(e))
@@ -181,21 +179,3 @@ def error_summary(text, base=None):
     return summary
 
 
-def write_atomic(path, doc):
-    """JSON to `path` through a temporary file in its folder, which must exist."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(fd, 0o666 & ~umask)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

@@ -13,12 +13,9 @@ that is not loaded is never imported: on a backend with a device interface its i
 distribution's version is read from package metadata; on the cpu backend it is null.
 """
 import importlib.metadata
-import json
-import os
 import platform
 import re
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -161,20 +158,4 @@ def module_version(name, distributions, use_metadata):
 def write_atomic(path, doc):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        # mkstemp makes the file 0600; give it the mode its siblings get (0666 less the umask),
-        # so that another user can read and verify the run folder.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(fd, 0o666 & ~umask)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=2, sort_keys=True)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    zl_plan.write_json_atomic(path, doc, indent=2, sort_keys=True)

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
@@ -327,3 +328,25 @@ def _terminal_writer():
     # pytest re-prints the file name before the next test's progress letter
     reporter.ensure_newline()
     return writer
+
+
+def write_json_atomic(path, doc, **dump_args):
+    """doc as JSON at path, through a temporary file in its folder (which must exist) and a
+    rename, so a reader never sees half a document. mkstemp makes the file 0600; it gets the
+    mode its siblings get (0666 less the umask), so that another user can read the run folder."""
+    fd, tmp = tempfile.mkstemp(prefix=".{}.".format(os.path.basename(path)), suffix=".tmp",
+                               dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(fd, 0o666 & ~umask)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(doc, f, **dump_args)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
