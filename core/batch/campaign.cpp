@@ -142,7 +142,7 @@ std::vector<std::string> all_ops(const std::string& flaggems_dir, const std::str
   for (const auto& [op, files] : catalog.files_of) {
     marking.insert(files.begin(), files.end());
   }
-  const bool category = run::read_release(flaggems_dir).layout == run::Layout::category;
+  const bool category = run::layout_of(flaggems_dir) == run::Layout::category;
   boost::system::error_code ec;
   for (fs::directory_iterator it(fs::path(flaggems_dir) / "benchmark", ec), end; !category && !ec && it != end;
        it.increment(ec)) {

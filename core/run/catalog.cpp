@@ -2,6 +2,7 @@
 
 #include "receipt/sha256.hpp"
 #include "run/plan.hpp"
+#include "run/release.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/process.hpp"
@@ -56,25 +57,6 @@ std::string read_text(const fs::path& path)
   }
 }
 
-// Every `pytest.mark.<name>` of a text but pytest's own (a scan, not std::regex: a tree of 700
-// files is read for every op that has no file of its own).
-std::vector<std::string> written_marks(const std::string& text)
-{
-  static const std::string prefix = "pytest.mark.";
-  std::vector<std::string> found;
-  for (auto at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at + 1)) {
-    auto end = at + prefix.size();
-    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) != 0 || text[end] == '_')) {
-      ++end;
-    }
-    auto name = text.substr(at + prefix.size(), end - at - prefix.size());
-    if (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0])) == 0 && k_builtin_marks.count(name) == 0) {
-      found.push_back(std::move(name));
-    }
-  }
-  return found;
-}
-
 void add(Catalog& c, const std::string& op, const std::string& file)
 {
   auto& files = c.files_of[op];
@@ -97,7 +79,7 @@ std::string cache_dir()
 }
 
 // The tree's benchmark sources and pytest.ini, the interpreter, PYTHONPATH, the host (its
-// vendor: v3.0 drops some ops on musa) and the format: what the collection depends on.
+// accelerator: v3.0's op lists depend on the device) and the format: what the collection depends on.
 std::string tree_key(const fs::path& root, const std::string& python)
 {
   char host[256] = {};
@@ -220,12 +202,29 @@ std::string run_collection(const fs::path& root, const Catalog& c, const std::st
 
 } // namespace
 
+// A scan, not std::regex: a tree of 700 files is read for every op that has no file of its own.
+std::vector<std::string> written_marks(const std::string& text)
+{
+  static const std::string prefix = "pytest.mark.";
+  std::vector<std::string> found;
+  for (auto at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at + 1)) {
+    auto end = at + prefix.size();
+    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) != 0 || text[end] == '_')) {
+      ++end;
+    }
+    auto name = text.substr(at + prefix.size(), end - at - prefix.size());
+    if (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0])) == 0 && k_builtin_marks.count(name) == 0) {
+      found.push_back(std::move(name));
+    }
+  }
+  return found;
+}
+
 Catalog read_catalog(const std::string& flaggems_dir)
 {
   Catalog c;
   const fs::path root(flaggems_dir);
-  const bool category =
-      !fs::exists(root / "benchmark" / "base.py") && fs::is_regular_file(root / "benchmark" / "performance_utils.py");
+  const bool category = layout_of(flaggems_dir) == Layout::category;
   for (const auto& file : benchmark_sources(root)) {
     if (fs::path(file).filename().string().rfind("test_", 0) != 0) {
       continue;

@@ -20,6 +20,9 @@ struct Catalog
   std::vector<std::string> errors; // "file: error" of each file the collection could not import
 };
 
+// Every `pytest.mark.<name>` a text writes out, pytest's own marks left out.
+std::vector<std::string> written_marks(const std::string& text);
+
 // Static reading of every benchmark/**/test_*.py.
 Catalog read_catalog(const std::string& flaggems_dir);
 

@@ -1,6 +1,7 @@
 #include "run/node.hpp"
 
 #include "run/catalog.hpp"
+#include "run/release.hpp"
 
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -53,7 +54,8 @@ std::string read_text(const std::string& path)
 // Written out: `@pytest.mark.<op>`, `marks=pytest.mark.<op>`, `pytestmark = pytest.mark.<op>`.
 bool marks(const std::string& text, const std::string& op)
 {
-  return std::regex_search(text, std::regex("pytest\\.mark\\." + op + "\\b"));
+  const auto found = written_marks(text);
+  return std::find(found.begin(), found.end(), op) != found.end();
 }
 
 bool names(const std::string& text, const std::string& op)
@@ -81,8 +83,8 @@ void resolve_in_file(Node& n, const std::string& flaggems_dir, const std::string
   bool marked = marks(text, op);
   bool decided = false; // pytest's collection read the file: its items decide, names do not
   std::string collected;
-  if (!python.empty() && (text.find("getattr(pytest.mark") != std::string::npos ||
-                          fs::is_regular_file(fs::path(flaggems_dir) / "benchmark/performance_utils.py"))) {
+  if (!python.empty() &&
+      (text.find("getattr(pytest.mark") != std::string::npos || layout_of(flaggems_dir) == Layout::category)) {
     auto c = read_catalog(flaggems_dir);
     if (contains(c.uncertain, n.file)) {
       collect_uncertain(c, flaggems_dir, python);

@@ -16,7 +16,7 @@ namespace fs = boost::filesystem;
 
 namespace {
 
-// Every option a FlagGems benchmark conftest has registered since v3.0 (kunlunxin's --fg_mode
+// Every option a FlagGems benchmark conftest has registered since v3.0 (one vendor's --fg_mode
 // included): one of these that the release lacks is the release's gap, not a pytest option.
 const char* const k_flaggems_options[] = {"--mode",   "--fg_mode",  "--level",        "--warmup",     "--iter",
                                           "--query",  "--metrics",  "--dtypes",       "--shape_file", "--record",
@@ -101,9 +101,7 @@ Release read_release(const std::string& flaggems_dir)
   Release r;
   read_version(root, r);
   const auto bench = root / "benchmark";
-  r.layout = fs::is_regular_file(bench / "base.py")                ? Layout::per_op
-             : fs::is_regular_file(bench / "performance_utils.py") ? Layout::category
-                                                                   : Layout::unknown;
+  r.layout = layout_of(flaggems_dir);
   const auto conftest = read_or_empty(bench / "conftest.py");
   // `addoption("--level", ...)`, and v3.0's `addoption(("--mode" if ... else "--fg_mode"), ...)`.
   const std::regex option(R"((?:addoption\(\s*\(?|\belse)\s*["'](--[A-Za-z0-9_-]+)["'])");
@@ -119,6 +117,15 @@ Release read_release(const std::string& flaggems_dir)
     }
   }
   return r;
+}
+
+Layout layout_of(const std::string& flaggems_dir)
+{
+  const auto bench = fs::path(flaggems_dir) / "benchmark";
+  if (fs::is_regular_file(bench / "base.py")) {
+    return Layout::per_op;
+  }
+  return fs::is_regular_file(bench / "performance_utils.py") ? Layout::category : Layout::unknown;
 }
 
 const char* layout_name(Layout layout)

@@ -29,6 +29,9 @@ struct Release
 
 Release read_release(const std::string& flaggems_dir);
 
+// The layout alone, from which helper module the benchmark folder has (no file is read).
+Layout layout_of(const std::string& flaggems_dir);
+
 // "FlagGems 4.2.0" or "a FlagGems checkout of unknown version", for messages.
 std::string describe(const Release& r);
 const char* layout_name(Layout layout);
