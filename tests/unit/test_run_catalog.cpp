@@ -139,6 +139,26 @@ TEST_CASE("zl::run::read_catalog and collect_uncertain")
     zl::run::collect_uncertain(changed, fg.path(), python);
     CHECK(runs(tools) == 2);
   }
+  SUBCASE("a cache file that is garbage or a FIFO is collected again, never read or waited on")
+  {
+    const auto python = fake_python(tools, document());
+    auto c = read_catalog(fg.path());
+    zl::run::collect_uncertain(c, fg.path(), python);
+    const auto cached = c.collection.substr(c.collection.find(cache.path()));
+    std::ofstream(cached) << "{not json";
+    auto garbage = read_catalog(fg.path());
+    zl::run::collect_uncertain(garbage, fg.path(), python);
+    CHECK(garbage.collected);
+    CHECK(runs(tools) == 2);
+    boost::filesystem::remove(cached);
+    REQUIRE(::mkfifo(cached.c_str(), 0644) == 0);
+    auto fifo = read_catalog(fg.path());
+    zl::run::collect_uncertain(fifo, fg.path(), python);
+    CHECK(fifo.collected);
+    CHECK(files_marking(fifo, "abs") == Files{"benchmark/test_unary_pointwise_perf.py"});
+    CHECK(boost::filesystem::is_regular_file(cached)); // the rename replaced the FIFO
+    CHECK(runs(tools) == 3);
+  }
   SUBCASE("resolution: the collection's file and marker, said in the resolution")
   {
     const auto n = zl::run::resolve_node(fg.path(), "neg", "", "", fake_python(tools, document()));
