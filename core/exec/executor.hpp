@@ -1,7 +1,7 @@
 // The executor seam: how one op of a campaign is carried out, under the campaign logic (order,
 // resume, timeouts, interrupts, statuses, ops_status.csv, the store: core/batch/campaign.cpp).
 // `process` starts a fresh `zl run` per op; `warm` hands the op to a long-lived worker of its
-// device; a Slurm campaign runs `warm` inside each array task (core/batch/slurm_task.cpp).
+// device; a Slurm campaign runs `warm` inside each array task (core/slurm/task.cpp).
 #pragma once
 
 #include "loader/module.hpp"
@@ -37,6 +37,9 @@ struct OpEnd
 // What the campaign asks of a running op. Each escalates: interrupt (Ctrl-C: the op records
 // itself as interrupted), terminate (timeout: SIGTERM), kill (the grace period has passed).
 enum class Stop { interrupt, terminate, kill };
+
+// The signal a stop sends to an op's process group: SIGINT, SIGTERM, SIGKILL (defined in process.cpp).
+int signal_of(Stop how);
 
 class Executor
 {

@@ -7,11 +7,11 @@
 
 namespace zl::exec {
 
-int stop_signal(Stop how)
+int signal_of(Stop how)
 {
   switch (how) {
   case Stop::interrupt:
-    return SIGINT;
+    return SIGINT; // a `zl run`, or a worker's op, records its run as interrupted
   case Stop::terminate:
     return SIGTERM;
   case Stop::kill:
@@ -62,7 +62,7 @@ void ProcessExecutor::stop(size_t slot_index, Stop how)
   auto& slot = *m_slots.at(slot_index);
   std::lock_guard<std::mutex> lock(slot.m);
   if (slot.pgid > 0) {
-    ::kill(-slot.pgid, stop_signal(how));
+    ::kill(-slot.pgid, signal_of(how));
   }
 }
 

@@ -36,7 +36,4 @@ private:
   std::vector<std::unique_ptr<Slot>> m_slots;
 };
 
-// The signal a stop sends to a `zl run` group.
-int stop_signal(Stop how);
-
 } // namespace zl::exec

@@ -135,8 +135,8 @@ private:
   void escalate()
   {
     std::lock_guard<std::mutex> lock(m_slot.m);
-    if (m_slot.interrupted_at && std::chrono::steady_clock::now() > *m_slot.interrupted_at + util::stop_grace() &&
-        m_slot.pgid > 0) {
+    // stop() sent the interrupt itself; from the grace's end, KILL on every tick until the op ends.
+    if (m_slot.interrupt.stage(util::Escalation::Clock::now()) == SIGKILL && m_slot.pgid > 0) {
       ::kill(-m_slot.pgid, SIGKILL);
     }
   }
@@ -172,7 +172,7 @@ OpEnd WarmExecutor::run(const OpLaunch& op)
   {
     std::lock_guard<std::mutex> lock(slot.m);
     slot.stopped = false;
-    slot.interrupted_at.reset();
+    slot.interrupt = util::Escalation();
   }
   std::ofstream log(op.log_path, std::ios::binary);
   if (!log) {
@@ -213,12 +213,11 @@ void WarmExecutor::stop(size_t slot_index, Stop how)
   auto& slot = *m_slots.at(slot_index);
   std::lock_guard<std::mutex> lock(slot.m);
   slot.stopped = true;
-  const int sig = how == Stop::interrupt ? SIGINT : how == Stop::terminate ? SIGTERM : SIGKILL;
-  if (how == Stop::interrupt && !slot.interrupted_at) {
-    slot.interrupted_at = std::chrono::steady_clock::now();
+  if (how == Stop::interrupt) {
+    slot.interrupt.begin(util::Escalation::Clock::now(), SIGINT); // the first interrupt starts the grace
   }
   if (slot.pgid > 0) {
-    ::kill(-slot.pgid, sig);
+    ::kill(-slot.pgid, signal_of(how));
     ::kill(-slot.pgid, SIGCONT);
   }
 }

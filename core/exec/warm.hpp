@@ -8,11 +8,10 @@
 #include "exec/executor.hpp"
 #include "exec/factory.hpp"
 #include "exec/worker.hpp"
+#include "util/escalation.hpp"
 
-#include <chrono>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <vector>
 
 namespace zl::exec {
@@ -39,10 +38,11 @@ public:
 private:
   struct Slot
   {
-    std::mutex m;         // guards pgid, stopped, interrupted_at (stop() comes from another thread)
+    std::mutex m;         // guards pgid, stopped, interrupt (stop() comes from another thread)
     int pgid = 0;         // the worker's group while one runs
     bool stopped = false; // stop() was asked during the current op
-    std::optional<std::chrono::steady_clock::time_point> interrupted_at;
+    // Begun by the op's first interrupt: KILL follows when the op has not ended within the grace.
+    util::Escalation interrupt;
     std::unique_ptr<Worker> worker;      // only the slot's thread touches it
     std::vector<std::string> worker_env; // what the worker was started with: another op's differs
   };

@@ -1,6 +1,7 @@
 #include "exec/worker.hpp"
 
 #include "util/error.hpp"
+#include "util/escalation.hpp"
 #include "util/process.hpp"
 #include "util/process_tree.hpp"
 
@@ -14,7 +15,6 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
-#include <poll.h>
 #include <set>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -172,12 +172,9 @@ Worker::Worker(const std::string& python, const std::vector<std::string>& env, c
   ::close(requests[1]);
   ::close(replies[1]);
   m_pid = started.pid;
-  m_out = started.out_fd;
-  m_err = started.err_fd;
+  m_output = util::Pump(started.out_fd, started.err_fd);
   m_to_worker = requests[0];
   m_from_worker = replies[0];
-  ::fcntl(m_out, F_SETFL, O_NONBLOCK);
-  ::fcntl(m_err, F_SETFL, O_NONBLOCK);
   std::string hello;
   if (!pump_until_reply(sinks, hello)) {
     const auto status = reap();
@@ -202,40 +199,30 @@ Worker::~Worker()
   end_group();
 }
 
-void Worker::take(int& fd, const std::function<void(std::string_view)>& sink)
+util::Sink Worker::keeping(const util::Sink& sink)
 {
-  char buf[65536];
-  while (fd >= 0) {
-    const ssize_t got = ::read(fd, buf, sizeof buf);
-    if (got > 0) {
-      if (sink) {
-        sink(std::string_view(buf, static_cast<size_t>(got)));
-      }
-      m_last_output.append(buf, static_cast<size_t>(got));
-      if (m_last_output.size() > 2 * k_tail) {
-        m_last_output.erase(0, m_last_output.size() - k_tail);
-      }
-    } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
-      close_fd(fd);
-    } else if (errno == EAGAIN) {
-      return;
+  return [this, &sink](std::string_view chunk) {
+    if (sink) {
+      sink(chunk);
     }
-  }
+    m_last_output.append(chunk);
+    if (m_last_output.size() > 2 * k_tail) {
+      m_last_output.erase(0, m_last_output.size() - k_tail);
+    }
+  };
 }
 
 bool Worker::pump_until_reply(const run::Sinks& sinks, std::string& reply, const std::function<void()>& tick)
 {
+  const auto out = keeping(sinks.out), err = keeping(sinks.err);
   char buf[4096];
   while (true) {
-    pollfd fds[3] = {{m_from_worker, POLLIN, 0}, {m_out, POLLIN, 0}, {m_err, POLLIN, 0}};
-    ::poll(fds, 3, static_cast<int>(k_tick.count()));
     // Output first: what the op printed before its reply belongs to it.
-    take(m_out, sinks.out);
-    take(m_err, sinks.err);
+    const bool replied = m_output.pump(k_tick, out, err, m_from_worker);
     if (tick) {
       tick();
     }
-    if (fds[0].revents != 0) {
+    if (replied) {
       const ssize_t got = ::read(m_from_worker, buf, sizeof buf);
       if (got > 0) {
         m_replies.append(buf, static_cast<size_t>(got));
@@ -246,8 +233,7 @@ bool Worker::pump_until_reply(const run::Sinks& sinks, std::string& reply, const
     if (const auto nl = m_replies.find('\n'); nl != std::string::npos) {
       reply = m_replies.substr(0, nl);
       m_replies.erase(0, nl + 1);
-      take(m_out, sinks.out);
-      take(m_err, sinks.err);
+      m_output.pump(std::chrono::milliseconds(0), out, err);
       return true;
     }
     int status;
@@ -256,13 +242,7 @@ bool Worker::pump_until_reply(const run::Sinks& sinks, std::string& reply, const
     }
     if (m_dead) {
       // What it printed last may still be in the pipes (a leftover may hold them: not for long).
-      const auto drain_end = Clock::now() + util::k_drain_limit;
-      while ((m_out >= 0 || m_err >= 0) && Clock::now() < drain_end) {
-        pollfd out[2] = {{m_out, POLLIN, 0}, {m_err, POLLIN, 0}};
-        ::poll(out, 2, static_cast<int>(k_tick.count()));
-        take(m_out, sinks.out);
-        take(m_err, sinks.err);
-      }
+      m_output.drain(util::k_drain_limit, out, err);
       return false;
     }
   }
@@ -321,9 +301,12 @@ run::Launched Worker::run_op(const std::vector<std::string>& args, const std::ve
 int Worker::end_leftovers(const run::Sinks& sinks)
 {
   // What the op started and left running: the worker's group and its children, but the worker.
+  const auto out = keeping(sinks.out), err = keeping(sinks.err);
   std::set<int> seen, termed;
-  const auto grace_end = Clock::now() + util::stop_grace();
-  const auto give_up = grace_end + util::k_drain_limit;
+  util::Escalation ending;
+  const auto start = Clock::now();
+  ending.begin(start);
+  const auto give_up = start + ending.grace() + util::k_drain_limit;
   while (Clock::now() < give_up) {
     std::vector<int> live;
     for (const auto& st : util::list_processes()) {
@@ -334,18 +317,16 @@ int Worker::end_leftovers(const run::Sinks& sinks)
     if (live.empty()) {
       break;
     }
-    const bool kill = Clock::now() >= grace_end;
+    // Each new leftover gets the signal of the moment: SIGTERM once, or SIGKILL on every pass.
+    const int sig = ending.stage(Clock::now());
     for (int pid : live) {
       seen.insert(pid);
-      if (kill || termed.insert(pid).second) {
-        ::kill(pid, kill ? SIGKILL : SIGTERM);
+      if (sig == SIGKILL || termed.insert(pid).second) {
+        ::kill(pid, sig);
         ::kill(pid, SIGCONT);
       }
     }
-    pollfd out[2] = {{m_out, POLLIN, 0}, {m_err, POLLIN, 0}};
-    ::poll(out, 2, static_cast<int>(k_tick.count() / 2));
-    take(m_out, sinks.out);
-    take(m_err, sinks.err);
+    m_output.pump(k_tick / 2, out, err);
   }
   return static_cast<int>(seen.size());
 }
@@ -358,8 +339,7 @@ void Worker::end_group()
   close_fd(m_to_worker); // end of requests: a healthy worker exits by itself
   // A healthy worker exits within moments; then SIGTERM to its group, the grace period, SIGKILL.
   const auto term_at = Clock::now() + util::k_drain_limit;
-  const auto kill_at = term_at + util::stop_grace();
-  bool termed = false;
+  util::Escalation ending;
   while (!m_reaped) {
     const pid_t w = ::waitpid(m_pid, &m_status, WNOHANG);
     if (w == m_pid || (w < 0 && errno != EINTR)) {
@@ -367,20 +347,19 @@ void Worker::end_group()
       break;
     }
     const auto now = Clock::now();
-    if (!termed && now >= term_at) {
-      termed = true;
+    if (!ending.begun() && now >= term_at) {
+      ending.begin(term_at); // the grace counts from term_at, not from this tick
       ::kill(-m_pid, SIGTERM);
       ::kill(-m_pid, SIGCONT);
     }
-    if (now >= kill_at) {
-      ::kill(-m_pid, SIGKILL);
+    if (ending.stage(now) == SIGKILL) {
+      ::kill(-m_pid, SIGKILL); // on every tick until the worker is reaped
     }
     std::this_thread::sleep_for(k_tick);
   }
   ::kill(-m_pid, SIGKILL); // what the worker left in its group
   close_fd(m_from_worker);
-  close_fd(m_out);
-  close_fd(m_err);
+  m_output.close();
   m_pid = -1;
 }
 

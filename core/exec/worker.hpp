@@ -5,6 +5,7 @@
 #pragma once
 
 #include "run/launch.hpp"
+#include "util/pump.hpp"
 
 #include <functional>
 #include <string>
@@ -45,8 +46,8 @@ public:
 private:
   // Reads output and replies until a reply line or the worker's end; false at its end.
   bool pump_until_reply(const run::Sinks& sinks, std::string& reply, const std::function<void()>& tick = {});
-  // Passes what fd holds now to sink (and the crash-note tail); closes it at its end.
-  void take(int& fd, const std::function<void(std::string_view)>& sink);
+  // sink, and the tail of the worker's output kept for a crash note.
+  util::Sink keeping(const util::Sink& sink);
   // Ends what the op left running besides the worker; returns how many processes.
   int end_leftovers(const run::Sinks& sinks);
   void end_group();
@@ -55,8 +56,7 @@ private:
   int m_pid = -1;
   int m_to_worker = -1;
   int m_from_worker = -1;
-  int m_out = -1;
-  int m_err = -1;
+  util::Pump m_output; // the worker's standard output and error
   bool m_dead = false;
   bool m_spent = false; // an op changed what the worker cannot undo: it runs no other op
   bool m_reaped = false;

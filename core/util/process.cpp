@@ -1,6 +1,7 @@
 #include "util/process.hpp"
 
 #include "util/process_tree.hpp"
+#include "util/pump.hpp"
 #include "util/signals.hpp"
 
 #include <fmt/format.h>
@@ -8,7 +9,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -142,45 +142,30 @@ void install(int fd, int target)
   ::_exit(127);
 }
 
-// Reads whatever the pipes hold within wait, passing it to the sinks; closes a pipe at its end.
-class Pipes
-{
-public:
-  Pipes(int out, int err, const std::function<void(std::string_view)>& on_out,
-        const std::function<void(std::string_view)>& on_err)
-    : m_fds{{out, POLLIN, 0}, {err, POLLIN, 0}}, m_sinks{&on_out, &on_err}
-  {}
-  bool open() const { return m_fds[0].fd >= 0 || m_fds[1].fd >= 0; }
-  void pump(std::chrono::milliseconds wait)
-  {
-    const int n = ::poll(m_fds, 2, static_cast<int>(std::max<long long>(0, wait.count())));
-    if (n <= 0) {
-      return;
-    }
-    for (size_t i = 0; i < 2; ++i) {
-      if (m_fds[i].fd < 0 || m_fds[i].revents == 0) {
-        continue;
-      }
-      const ssize_t got = ::read(m_fds[i].fd, m_buf, sizeof(m_buf));
-      if (got > 0) {
-        if (*m_sinks[i]) {
-          (*m_sinks[i])(std::string_view(m_buf, static_cast<size_t>(got)));
-        }
-      } else if (got == 0 || errno != EINTR) {
-        m_fds[i].fd = -1;
-      }
-    }
-  }
-
-private:
-  pollfd m_fds[2];
-  const std::function<void(std::string_view)>* m_sinks[2];
-  char m_buf[65536];
-};
-
 int stop_count(const SpawnSpec& spec)
 {
   return spec.signals != nullptr ? spec.signals->count() : 0;
+}
+
+// What the child left behind: TERM, the grace period (none when zl already had to kill), KILL;
+// a second stop signal kills at once. Returns how many processes it ended.
+int end_leftovers(const SpawnSpec& spec, pid_t pid, bool killed, Pump& pipes, const Sink& on_stdout,
+                  const Sink& on_stderr)
+{
+  Leftovers leftovers(spec.new_process_group ? pid : 0, spec.end_leftovers);
+  Escalation stop(killed ? std::chrono::milliseconds(0) : spec.grace);
+  const auto now = Clock::now();
+  stop.begin(now);
+  const auto give_up = now + stop.grace() + k_drain_limit;
+  while (leftovers.scan() && Clock::now() < give_up) {
+    if (stop_count(spec) > 1) {
+      stop.hurry(Clock::now());
+    }
+    // Each new leftover gets the signal of the moment (Leftovers sends SIGTERM once each).
+    leftovers.signal(stop.stage(Clock::now()));
+    pipes.pump(k_tick / 2, on_stdout, on_stderr);
+  }
+  return leftovers.ended();
 }
 
 } // namespace
@@ -245,16 +230,15 @@ ProcessResult run(const SpawnSpec& spec, const std::function<void(std::string_vi
 {
   const auto started = start(spec);
   const pid_t pid = started.pid;
-  Fd out_read(started.out_fd), err_read(started.err_fd);
-  Pipes pipes(out_read.get(), err_read.get(), on_stdout, on_stderr);
+  Pump pipes(started.out_fd, started.err_fd);
   const auto target = spec.new_process_group ? -pid : pid;
   const auto deadline = spec.timeout ? Clock::now() + *spec.timeout : Clock::time_point::max();
-  auto kill_at = Clock::time_point::max();
-  bool stopping = false, killed = false, timed_out = false, stop_requested = false;
+  Escalation stop(spec.grace);
+  bool timed_out = false, stop_requested = false;
   int status = 0;
   bool reaped = false;
   while (true) {
-    pipes.pump(k_tick);
+    pipes.pump(k_tick, on_stdout, on_stderr);
     const pid_t w = ::waitpid(pid, &status, WNOHANG);
     if (w == pid || (w < 0 && errno != EINTR)) {
       reaped = w == pid;
@@ -262,40 +246,30 @@ ProcessResult run(const SpawnSpec& spec, const std::function<void(std::string_vi
     }
     const auto now = Clock::now();
     const int stops = stop_count(spec);
-    if (!stopping && (stops > 0 || now >= deadline)) {
-      stopping = true;
+    if (!stop.begun() && (stops > 0 || now >= deadline)) {
       stop_requested = stops > 0;
       timed_out = !stop_requested;
-      ::kill(target, stop_requested ? spec.signals->signal() : SIGTERM);
-      ::kill(target, SIGCONT); // a stopped benchmark must run to handle it
-      kill_at = now + spec.grace;
+      stop.begin(now, stop_requested ? spec.signals->signal() : SIGTERM);
     }
-    if (stopping && !killed && (stops > 1 || now >= kill_at)) {
-      killed = true;
-      ::kill(target, SIGKILL);
+    if (stops > 1) {
+      stop.hurry(now);
+    }
+    for (int sig; (sig = stop.due(now)) != 0;) {
+      ::kill(target, sig);
+      if (sig != SIGKILL) {
+        ::kill(target, SIGCONT); // a stopped benchmark must run to handle it
+      }
     }
   }
   // Not reaped (someone else waited for it): the status is unknown, never a success.
   ProcessResult result = reaped ? decode_status(status) : ProcessResult{};
   result.timed_out = timed_out;
   result.stop_requested = stop_requested;
-  result.killed = killed;
-
-  // What the child left behind: TERM, the grace period (none when zl already had to kill), KILL.
+  result.killed = stop.killed();
   if (spec.new_process_group || spec.end_leftovers) {
-    Leftovers leftovers(spec.new_process_group ? pid : 0, spec.end_leftovers);
-    const auto grace_end = Clock::now() + (killed ? std::chrono::milliseconds(0) : spec.grace);
-    const auto give_up = grace_end + k_drain_limit;
-    while (leftovers.scan() && Clock::now() < give_up) {
-      leftovers.signal(Clock::now() >= grace_end || stop_count(spec) > 1 ? SIGKILL : SIGTERM);
-      pipes.pump(k_tick / 2);
-    }
-    result.leftovers = leftovers.ended();
+    result.leftovers = end_leftovers(spec, pid, result.killed, pipes, on_stdout, on_stderr);
   }
-  const auto drain_end = Clock::now() + k_drain_limit;
-  while (pipes.open() && Clock::now() < drain_end) {
-    pipes.pump(std::chrono::duration_cast<std::chrono::milliseconds>(drain_end - Clock::now()));
-  }
+  pipes.drain(k_drain_limit, on_stdout, on_stderr);
   return result;
 }
 

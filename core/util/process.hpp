@@ -2,6 +2,8 @@
 // supervisor's stop: TERM to the group, a grace period, KILL; children die with zl.
 #pragma once
 
+#include "util/escalation.hpp" // stop_grace(), and how every stop escalates
+
 #include <chrono>
 #include <csignal>
 #include <functional>
@@ -14,13 +16,6 @@ namespace zl::util {
 
 class SignalForwarding;
 
-// How long a stopped program may take to end after SIGTERM (or the forwarded Ctrl-C) before
-// SIGKILL. ZL_STOP_GRACE_S (seconds, may be fractional) overrides it.
-inline constexpr std::chrono::milliseconds k_stop_grace{10000};
-std::chrono::milliseconds stop_grace();
-// How long a supervisor of a zl child waits after its TERM before KILL: long enough for that
-// zl to do its own escalation and write down what happened.
-std::chrono::milliseconds outer_stop_grace();
 // After the program exits, how long zl still reads output held by what it left behind.
 inline constexpr std::chrono::milliseconds k_drain_limit{2000};
 

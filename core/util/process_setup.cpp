@@ -1,11 +1,10 @@
-// The process-wide settings of util/process.hpp: the grace period, the subreaper, the
-// standard descriptors, program lookup and signal names.
+// The process-wide settings of util/process.hpp: the subreaper, the standard descriptors,
+// program lookup and signal names (the grace period is util/escalation.cpp's).
 #include "util/process.hpp"
 
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -17,32 +16,6 @@
 #include <utility>
 
 namespace zl::util {
-
-std::chrono::milliseconds stop_grace()
-{
-  // Read once: every stop in one zl process keeps the same promise.
-  static const std::chrono::milliseconds grace = [] {
-    const char* text = std::getenv("ZL_STOP_GRACE_S");
-    if (text == nullptr || *text == '\0') {
-      return k_stop_grace;
-    }
-    char* end = nullptr;
-    const double seconds = std::strtod(text, &end);
-    if (*end != '\0' || !std::isfinite(seconds) || seconds < 0 || seconds > 86400) {
-      std::fprintf(stderr, "zl: ignoring ZL_STOP_GRACE_S='%s' (seconds, 0 to 86400); the grace period is %lld s\n",
-                   text, static_cast<long long>(k_stop_grace.count() / 1000));
-      return k_stop_grace;
-    }
-    return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
-  }();
-  return grace;
-}
-
-std::chrono::milliseconds outer_stop_grace()
-{
-  // The inner zl's grace for the benchmark, then for what the benchmark left, then slack.
-  return 2 * stop_grace() + std::chrono::milliseconds(5000);
-}
 
 void become_subreaper()
 {

@@ -6,10 +6,12 @@
 
 namespace zl::util {
 
+// The one catcher of zl's stop signals. The handlers are process-wide, so one instance at a time
+// may exist: constructing a second while one is alive throws Error (exit 70, a bug in zl).
 class SignalForwarding
 {
 public:
-  SignalForwarding();  // installs the handlers
+  SignalForwarding();  // installs the handlers (counts start from zero)
   ~SignalForwarding(); // restores the previous ones
   SignalForwarding(const SignalForwarding&) = delete;
   SignalForwarding& operator=(const SignalForwarding&) = delete;
@@ -21,6 +23,8 @@ public:
   int signal() const;
   // How many stop signals were received since construction.
   int count() const;
+  // How many of sig (SIGINT, SIGTERM or SIGHUP) were received since construction; 0 for another.
+  int count(int sig) const;
 };
 
 } // namespace zl::util

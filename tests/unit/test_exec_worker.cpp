@@ -23,9 +23,8 @@ std::vector<std::string> worker_env()
 
 std::string make_op(const std::string& name, const std::string& body)
 {
-  const auto dir =
-      (boost::filesystem::temp_directory_path() / boost::filesystem::unique_path("zl-worker-%%%%%%")).string() + "-" +
-      name;
+  auto dir = (boost::filesystem::temp_directory_path() / boost::filesystem::unique_path("zl-worker-%%%%%%")).string() +
+             "-" + name;
   util::make_dirs(dir);
   util::write_file_atomic(dir + "/test_it.py", body);
   return dir;
