@@ -1,6 +1,5 @@
 #include "batch/ops_status.hpp"
 
-#include "run/runner.hpp"
 #include "util/error.hpp"
 #include "util/string.hpp"
 
@@ -55,6 +54,21 @@ std::string opt(const std::optional<T>& v)
   return v ? fmt::format("{}", *v) : std::string();
 }
 
+// A state as the file at path writes it on line n; anything else is refused, so --resume never
+// guesses what to run again.
+results::OpState state_at(const std::string& text, const std::string& path, size_t n)
+{
+  if (const auto s = results::parse_op_state(text)) {
+    return *s;
+  }
+  std::vector<std::string> names;
+  for (const auto& s : results::k_op_states) {
+    names.emplace_back(s.name);
+  }
+  throw Error(fmt::format("{}:{}: '{}' is not an op status (one of: {}); repair or remove the line and --resume again",
+                          path, n, text, util::join(names, ", ")));
+}
+
 } // namespace
 
 const std::vector<std::string>& ops_status_columns()
@@ -71,7 +85,7 @@ std::string format_ops_status(const std::vector<OpStatus>& ops)
   std::string out = util::join(ops_status_columns(), ",") + "\n";
   for (const auto& o : ops) {
     const std::vector<std::string> fields = {o.op,
-                                             o.status,
+                                             std::string(results::name(o.status)),
                                              opt(o.exit_code),
                                              std::to_string(o.rows),
                                              o.backend,
@@ -123,7 +137,7 @@ std::vector<OpStatus> parse_ops_status(const std::string& text, const std::strin
                                 "again",
                                 path, n + 1, o.op));
       }
-      o.status = f[1];
+      o.status = state_at(f[1], path, n + 1);
       if (!f[2].empty())
         o.exit_code = std::stoi(f[2]);
       o.rows = std::stoll(f[3]);
@@ -150,31 +164,32 @@ std::vector<OpStatus> parse_ops_status(const std::string& text, const std::strin
   return ops;
 }
 
-std::string status_from_exit(int exit_code, long long rows, bool timed_out, bool interrupted,
-                             const std::string& run_status)
+results::OpState status_from_exit(int exit_code, long long rows, bool timed_out, bool interrupted,
+                                  std::optional<results::OpState> recorded)
 {
+  using results::OpState;
   if (timed_out) {
-    return "timeout";
+    return OpState::timeout;
   }
-  if (interrupted || exit_code == k_exit_interrupted) {
-    return "interrupted";
+  if (interrupted || exit_code == results::exit_code_of(OpState::interrupted)) {
+    return OpState::interrupted;
   }
-  if (exit_code == 3) {
-    return "preflight_failed";
+  if (exit_code == results::exit_code_of(OpState::preflight_failed)) {
+    return OpState::preflight_failed;
   }
-  if ((run_status == "unsupported" || run_status == "skipped") && rows == 0) {
-    return run_status;
+  if ((recorded == OpState::unsupported || recorded == OpState::skipped) && rows == 0) {
+    return *recorded;
   }
-  if (run_status == "ok" && rows > 0) {
-    return "ok"; // its only failures were dtypes FlagGems refused
+  if (recorded == OpState::ok && rows > 0) {
+    return OpState::ok; // its only failures were dtypes FlagGems refused
   }
   if (exit_code == 0) {
-    return rows > 0 ? "ok" : "no_rows";
+    return rows > 0 ? OpState::ok : OpState::no_rows;
   }
-  if (exit_code > 128 || exit_code == run::k_exit_benchmark_signaled) {
-    return "crashed";
+  if (exit_code > 128 || exit_code == results::exit_code_of(OpState::crashed)) {
+    return OpState::crashed;
   }
-  return "failed";
+  return OpState::failed;
 }
 
 } // namespace zl::batch

@@ -13,8 +13,7 @@ namespace zl::batch {
 struct OpStatus
 {
   std::string op;
-  std::string status; // ok, unsupported, skipped, failed, preflight_failed, no_rows, timeout, interrupted, crashed,
-                      // pending
+  results::OpState status = results::OpState::pending;
   std::optional<int> exit_code;
   long long rows = 0;
   std::string backend;
@@ -42,10 +41,11 @@ std::string format_ops_status(const std::vector<OpStatus>& ops);
 
 std::vector<OpStatus> parse_ops_status(const std::string& text, const std::string& path);
 
-// The status of a finished op from zl run's exit code, its rows, whether it timed out or was
-// interrupted, and the status its identity recorded (run_status, "" when it has none): the
-// identity tells an op FlagGems declined (unsupported, skipped) from one that failed.
-std::string status_from_exit(int exit_code, long long rows, bool timed_out, bool interrupted,
-                             const std::string& run_status = "");
+// The state of a finished op from zl run's exit code, its rows, whether it timed out or was
+// interrupted, and the state its identity's status names (recorded: none without an identity,
+// or for a status only a run has, no_tests, …): the identity tells an op FlagGems declined
+// (unsupported, skipped) from one that failed.
+results::OpState status_from_exit(int exit_code, long long rows, bool timed_out, bool interrupted,
+                                  std::optional<results::OpState> recorded = std::nullopt);
 
 } // namespace zl::batch

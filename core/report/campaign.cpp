@@ -2,6 +2,7 @@
 #include "report/data.hpp"
 
 #include "results/compare/summary.hpp"
+#include "results/parse/marker_names.hpp"
 
 #include <fmt/format.h>
 
@@ -16,6 +17,7 @@ namespace {
 
 using results::Row;
 using results::Run;
+namespace names = results::parse::marker_names;
 
 double median(std::vector<double> v)
 {
@@ -98,7 +100,7 @@ void write_issues(Json& j, const std::vector<const Run*>& runs, std::size_t* cut
       if (!r.success) {
         issue("failed", r.op(), &r, r.error(), fmt::format("{}:{}", file, r.line));
       } else if (r.fallback) {
-        issue("BENCHMARK_DIRECT_NO_CUDAGRAPH", r.op(), &r, "timed directly: graph capture refused",
+        issue(names::k_benchmark_direct_no_cudagraph, r.op(), &r, "timed directly: graph capture refused",
               fmt::format("{}:{}", file, r.line));
       }
     }
@@ -106,7 +108,8 @@ void write_issues(Json& j, const std::vector<const Run*>& runs, std::size_t* cut
       issue("foreign record", run->info.op, nullptr, f.reason, fmt::format("{}:{}", f.file, f.line));
     }
     for (const auto& m : run->markers) {
-      if (m.name == "ZL_RUN" || m.name == "ZL_TIMER" || m.name == "BENCHMARK_DIRECT_NO_CUDAGRAPH") {
+      if (m.name == names::k_zl_run || m.name == names::k_zl_timer ||
+          m.name == names::k_benchmark_direct_no_cudagraph) {
         continue;
       }
       std::string detail;
@@ -185,9 +188,10 @@ void write_campaign(Json& j, const std::vector<Run>& runs, const std::vector<res
   j.key("ops_status"); // ops their campaign did not call ok: crashed, timeout, …
   w.StartArray();
   for (const auto& o : ops) {
-    if (o.status != "ok") {
-      w.StartArray();
-      j.str(shown(o.op, cut)), j.str(o.status), j.str(shown(o.campaign, cut));
+    if (o.status != results::OpState::ok) {
+      w.StartArray(); // [op, status, campaign, settled]: the page tells declined from failed by the core's table
+      j.str(shown(o.op, cut)), j.str(results::name(o.status)), j.str(shown(o.campaign, cut));
+      w.Bool(results::settled(o.status));
       w.EndArray();
     }
   }

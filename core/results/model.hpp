@@ -5,6 +5,7 @@
 // rows), and the Run owns them for as long as its rows live.
 #pragma once
 
+#include "results/op_state.hpp"
 #include "util/memory.hpp"
 
 #include <cmath>
@@ -115,7 +116,7 @@ private:
   std::vector<std::unique_ptr<char[]>> m_blocks;
   util::Arena* m_arena = nullptr;
   char* m_block = nullptr;
-  static constexpr std::size_t k_block = 64 * 1024;
+  static constexpr std::size_t k_block = std::size_t{64} * 1024;
   char* reserve(std::size_t size, std::size_t align);
 
   std::size_t m_used = 0;
@@ -141,27 +142,21 @@ struct RunInfo
   // Part of the caliber too: who ran pytest (the identity's executor.name: process, warm, …);
   // "process" when the run does not say (runs from before the field, logs: all were).
   std::string executor = "process";
-  std::string status; // the identity's status: ok, failed, …
+  // The identity's status: an op state's name (ok, failed, …) or one only a run has (running,
+  // no_tests, usage_error, error); parse_op_state tells which.
+  std::string status;
   std::optional<double> duration_s;
   std::string device_uuid, device_name, started_at, zl_version;
-  std::string identity_json;   // run_identity.json as read; empty for logs
-  std::string campaign_status; // its op's status in its campaign's ops_status.csv; empty: none says
+  std::string identity_json;              // run_identity.json as read; empty for logs
+  std::optional<OpState> campaign_status; // its op's in its campaign's ops_status.csv; none: none says
 };
-
-// An op's status that is its answer: ok, or FlagGems declined it (unsupported: a requested dtype
-// it does not take; skipped: every test skipped). --resume runs it no more; it is no failure in
-// an exit status or a summary's FAILED column. Every other status (failed, no_rows, timeout,
-// crashed, …) is.
-inline bool settled(std::string_view status)
-{
-  return status == "ok" || status == "unsupported" || status == "skipped";
-}
 
 // An op of a campaign as its ops_status.csv tells it (ok, timeout, crashed, pending, …).
 struct OpOutcome
 {
   std::string campaign; // the campaign folder
-  std::string op, status;
+  std::string op;
+  OpState status = OpState::pending;
 };
 
 struct Run

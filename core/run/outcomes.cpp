@@ -1,5 +1,6 @@
 #include "run/outcomes.hpp"
 
+#include "results/op_state.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 
@@ -69,12 +70,14 @@ std::optional<TestOutcomes> read_outcomes(const std::string& path)
 
 std::string refine_status(const std::string& status, const TestOutcomes& t)
 {
+  using results::OpState;
+  const auto state = results::parse_op_state(status);
   const bool only_refusals = t.failed == 0 && t.error == 0 && t.unsupported > 0;
-  if (status == "failed" && only_refusals) {
-    return t.passed > 0 ? "ok" : "unsupported";
+  if (state == OpState::failed && only_refusals) {
+    return std::string(results::name(t.passed > 0 ? OpState::ok : OpState::unsupported));
   }
-  if (status == "ok" && t.passed == 0 && t.skipped > 0) {
-    return "skipped";
+  if (state == OpState::ok && t.passed == 0 && t.skipped > 0) {
+    return std::string(results::name(OpState::skipped));
   }
   return status;
 }

@@ -20,9 +20,10 @@ struct TestOutcomes
 // Error naming the file when it is there but not zl_identity's document.
 std::optional<TestOutcomes> read_outcomes(const std::string& path);
 
-// The run's status once its tests' outcomes are known: pytest's own "failed" becomes
-// "unsupported" when every failure was FlagGems refusing a dtype and no test passed, "ok"
-// when some test passed; "ok" becomes "skipped" when no test passed and some were skipped.
+// The run's status (the identity's: an op state's name, or one only a run has) once its tests'
+// outcomes are known: pytest's own "failed" becomes "unsupported" when every failure was
+// FlagGems refusing a dtype and no test passed, "ok" when some test passed; "ok" becomes
+// "skipped" when no test passed and some were skipped.
 std::string refine_status(const std::string& status, const TestOutcomes& t);
 
 } // namespace zl::run

@@ -1,6 +1,7 @@
 #include "run/runner.hpp"
 
 #include "results/parse/marker_format.hpp"
+#include "results/parse/marker_names.hpp"
 #include "run/identity.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -19,6 +20,7 @@
 namespace zl::run {
 
 namespace fs = boost::filesystem;
+using results::OpState;
 
 namespace {
 
@@ -39,7 +41,7 @@ std::string run_header(const Plan& p)
       {"node", p.node.node},
       {"extra_args", p.request.extra_args.empty() ? "none" : util::join(p.request.extra_args, " ")},
       {"run_dir", p.run_dir}};
-  std::string line = "ZL_RUN";
+  std::string line(results::parse::marker_names::k_zl_run);
   for (const auto& [k, v] : fields) {
     line += fmt::format(" {}={}", k, results::parse::marker_value(v));
   }
@@ -108,15 +110,16 @@ std::string collect_record_log(const std::string& run_dir)
   return "";
 }
 
+// The identity's status for pytest's exit status: an op state's name, or one only a run has.
 std::string status_of(int pytest_exit)
 {
   switch (pytest_exit) {
   case 0:
-    return "ok";
+    return std::string(results::name(OpState::ok));
   case 1:
-    return "failed";
+    return std::string(results::name(OpState::failed));
   case 2:
-    return "interrupted";
+    return std::string(results::name(OpState::interrupted));
   case 4:
     return "usage_error";
   case 5:
@@ -133,11 +136,11 @@ void record_end(const Launched& l, Outcome& o)
 {
   const auto& r = l.result;
   if (r.stop_requested) {
-    o.status = "interrupted";
-    o.exit_code = k_exit_interrupted;
+    o.status = results::name(OpState::interrupted);
+    o.exit_code = results::exit_code_of(OpState::interrupted);
   } else if (r.term_signal != 0 || !l.crash.empty()) {
-    o.status = "crashed";
-    o.exit_code = k_exit_benchmark_signaled;
+    o.status = results::name(OpState::crashed);
+    o.exit_code = results::exit_code_of(OpState::crashed);
     o.error = l.crash;
   } else {
     o.status = status_of(r.exit_code);
@@ -211,7 +214,7 @@ int execute(const Plan& p, Launcher& launcher, const Sinks& sinks, const std::fu
   outcome.started_at = utc_now();
   const auto commit = flaggems_commit(p.request.flaggems_dir);
   util::write_file_atomic(p.plan_path, plan_json(p));
-  const auto identity_path = p.run_dir + "/run_identity.json";
+  const auto identity_path = p.run_dir + "/" + k_identity_file;
   util::write_file_atomic(identity_path, identity_json(p, outcome, "", commit));
 
   std::FILE* log = std::fopen((p.run_dir + "/run.log").c_str(), "w");
@@ -235,8 +238,8 @@ int execute(const Plan& p, Launcher& launcher, const Sinks& sinks, const std::fu
     // Stopped before pytest started: start nothing, say so.
     std::fclose(log);
     outcome.finished_at = utc_now();
-    outcome.status = "interrupted";
-    outcome.exit_code = k_exit_interrupted;
+    outcome.status = results::name(OpState::interrupted);
+    outcome.exit_code = results::exit_code_of(OpState::interrupted);
     outcome.error = "stopped before pytest started";
     util::write_file_atomic(identity_path, identity_json(p, outcome, "", commit));
     sinks.err("zl: stopped before pytest started\n");

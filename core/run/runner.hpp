@@ -2,6 +2,7 @@
 // behind however the run ends.
 #pragma once
 
+#include "results/op_state.hpp"
 #include "run/launch.hpp"
 #include "run/plan.hpp"
 
@@ -10,8 +11,8 @@
 namespace zl::run {
 
 // zl run's exit status when pytest was killed by a signal zl did not send (SIGSEGV, SIGABRT,
-// an outside SIGKILL): not 128+N, which would read as zl itself crashing.
-inline constexpr int k_exit_benchmark_signaled = 14;
+// an outside SIGKILL): that of the crashed state.
+inline constexpr int k_exit_benchmark_signaled = *results::exit_code_of(results::OpState::crashed);
 
 // pytest's exit status as zl reports it: passed through, except pytest's 2 (interrupted or
 // collection errors) and 3 (internal error), which would read as zl's usage error and

@@ -96,23 +96,23 @@ bool is_final(const std::string& state)
          state != "STAGE_OUT" && !state.empty();
 }
 
-std::string op_status(const std::string& slurm_state, const std::string& recorded, bool started)
+results::OpState op_status(const std::string& slurm_state, results::OpState recorded, bool started)
 {
-  const bool open = recorded == "pending" || recorded == "interrupted" || recorded.empty();
-  if (!open) {
+  using results::OpState;
+  if (recorded != OpState::pending && recorded != OpState::interrupted) {
     return recorded;
   }
-  if (recorded != "interrupted" && !started) {
-    return "pending";
+  if (recorded == OpState::pending && !started) {
+    return OpState::pending;
   }
   if (slurm_state == "TIMEOUT" || slurm_state == "DEADLINE") {
-    return "timeout";
+    return OpState::timeout;
   }
   if (slurm_state == "CANCELLED" || slurm_state == "PREEMPTED") {
-    return "interrupted";
+    return OpState::interrupted;
   }
   // NODE_FAIL, OUT_OF_MEMORY, BOOT_FAIL, or a task whose zl died without recording the op.
-  return recorded == "interrupted" ? "interrupted" : "crashed";
+  return recorded == OpState::interrupted ? OpState::interrupted : OpState::crashed;
 }
 
 } // namespace zl::slurm

@@ -2,6 +2,8 @@
 // docs/slurm-local.md records), and how a Slurm state becomes one of the local batch's statuses.
 #pragma once
 
+#include "results/op_state.hpp"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,11 +35,11 @@ std::optional<size_t> parse_max_array_size(const std::string& show_config);
 // Whether the task has ended (a state Slurm no longer changes).
 bool is_final(const std::string& state);
 
-// The local status of an op whose task ended in slurm_state while the op's own record said
-// recorded (pending: never recorded as ended). An op zl recorded as ended keeps its status, but
+// The local state of an op whose task ended in slurm_state while the op's own record said
+// recorded (pending: never recorded as ended). An op zl recorded as ended keeps its state, but
 // an interrupted op of a task that hit its time limit is a timeout; an op left running when the
 // node failed or ran out of memory is crashed, when cancelled or preempted interrupted; an op
 // that never started stays pending. started: the op's run folder was begun by this attempt.
-std::string op_status(const std::string& slurm_state, const std::string& recorded, bool started);
+results::OpState op_status(const std::string& slurm_state, results::OpState recorded, bool started);
 
 } // namespace zl::slurm

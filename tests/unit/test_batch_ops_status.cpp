@@ -10,7 +10,7 @@ TEST_CASE("zl::batch::parse_ops_status: rows round-trip; an op that is not a nam
 {
   batch::OpStatus s;
   s.op = "abs";
-  s.status = "ok";
+  s.status = results::OpState::ok;
   s.exit_code = 0;
   s.rows = 9;
   s.duration_s = 1.5;
@@ -29,7 +29,7 @@ TEST_CASE("zl::batch::parse_ops_status: slurm_state round-trips; the header of t
 {
   batch::OpStatus s;
   s.op = "mm";
-  s.status = "timeout";
+  s.status = results::OpState::timeout;
   s.rows = 0;
   s.slurm_state = "TIMEOUT";
   const auto text = batch::format_ops_status({s});
@@ -47,7 +47,7 @@ TEST_CASE("zl::batch::parse_ops_status: slurm_state round-trips; the header of t
   REQUIRE(old.size() == 2);
   CHECK(old[0].rows == 9);
   CHECK(old[0].slurm_state.empty());
-  CHECK(old[1].status == "pending");
+  CHECK(old[1].status == results::OpState::pending);
   // Rewritten, it has the column (empty).
   CHECK(batch::format_ops_status(old).find("abs,ok,0,9,cuda,0,GPU-1,direct,core,1.500,/c/abs,0,0,0,\n") !=
         std::string::npos);
@@ -58,25 +58,33 @@ TEST_CASE("zl::batch::parse_ops_status: slurm_state round-trips; the header of t
                        doctest::Contains("x.csv:1: not an ops_status.csv of this zl"), Error);
 }
 
-TEST_CASE("zl::batch::status_from_exit: what the identity recorded tells declined from failed")
+TEST_CASE("zl::batch::parse_ops_status: a status that is no op state is refused with its line")
 {
-  CHECK(batch::status_from_exit(1, 0, false, false, "unsupported") == "unsupported");
-  CHECK(batch::status_from_exit(0, 0, false, false, "skipped") == "skipped");
-  CHECK(batch::status_from_exit(1, 4, false, false, "ok") == "ok"); // only a dtype was refused
-  CHECK(batch::status_from_exit(1, 0, false, false, "failed") == "failed");
-  CHECK(batch::status_from_exit(1, 0, false, false) == "failed");
-  CHECK(batch::status_from_exit(0, 0, false, false, "ok") == "no_rows");
-  CHECK(batch::status_from_exit(1, 0, true, false, "unsupported") == "timeout");
-  CHECK(batch::status_from_exit(130, 0, false, true, "unsupported") == "interrupted");
-  CHECK(batch::status_from_exit(3, 0, false, false, "unsupported") == "preflight_failed");
+  const std::string header = batch::format_ops_status({});
+  for (const char* bad : {"OK", "running", "no_tests", "", "ok "}) {
+    CAPTURE(bad);
+    CHECK_THROWS_WITH_AS(batch::parse_ops_status(header + "abs," + bad + ",0,9,cuda,0,G,direct,core,1,/c/abs,0,0,0,\n",
+                                                 "c/ops_status.csv"),
+                         doctest::Contains("c/ops_status.csv:2: '"), Error);
+  }
+  CHECK_THROWS_WITH_AS(batch::parse_ops_status(header + "abs,done,0,9,cuda,0,G,direct,core,1,/c/abs,0,0,0,\n", "c.csv"),
+                       doctest::Contains("c.csv:2: 'done' is not an op status (one of: ok, unsupported, skipped"),
+                       Error);
 }
 
-TEST_CASE("zl::results::settled: ok and what FlagGems declined, nothing else")
+TEST_CASE("zl::batch::status_from_exit: what the identity recorded tells declined from failed")
 {
-  for (const char* s : {"ok", "unsupported", "skipped"}) {
-    CHECK(results::settled(s));
-  }
-  for (const char* s : {"failed", "no_rows", "timeout", "crashed", "interrupted", "pending", "preflight_failed", ""}) {
-    CHECK_FALSE(results::settled(s));
-  }
+  using results::OpState;
+  CHECK(batch::status_from_exit(1, 0, false, false, OpState::unsupported) == OpState::unsupported);
+  CHECK(batch::status_from_exit(0, 0, false, false, OpState::skipped) == OpState::skipped);
+  CHECK(batch::status_from_exit(1, 4, false, false, OpState::ok) == OpState::ok); // only a dtype was refused
+  CHECK(batch::status_from_exit(1, 0, false, false, OpState::failed) == OpState::failed);
+  CHECK(batch::status_from_exit(1, 0, false, false) == OpState::failed);
+  CHECK(batch::status_from_exit(0, 0, false, false, OpState::ok) == OpState::no_rows);
+  CHECK(batch::status_from_exit(1, 0, true, false, OpState::unsupported) == OpState::timeout);
+  CHECK(batch::status_from_exit(130, 0, false, true, OpState::unsupported) == OpState::interrupted);
+  CHECK(batch::status_from_exit(130, 0, false, false) == OpState::interrupted);
+  CHECK(batch::status_from_exit(3, 0, false, false, OpState::unsupported) == OpState::preflight_failed);
+  CHECK(batch::status_from_exit(14, 0, false, false) == OpState::crashed);
+  CHECK(batch::status_from_exit(139, 0, false, false) == OpState::crashed);
 }

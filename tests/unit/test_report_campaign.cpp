@@ -20,7 +20,9 @@ TEST_CASE("zl::report::write_campaign")
   runs[0].info.op = "abs", runs[1].info.op = "add";
   std::size_t cut = 0;
   Json j;
-  write_campaign(j, runs, {{"/c", "abs", "ok"}, {"/c", "add", "ok"}, {"/c", "mm", "crashed"}}, &cut);
+  using zl::results::OpState;
+  write_campaign(j, runs, {{"/c", "abs", OpState::ok}, {"/c", "add", OpState::ok}, {"/c", "mm", OpState::crashed}},
+                 &cut);
   rapidjson::Document d;
   REQUIRE_FALSE(d.Parse(j.text().c_str()).HasParseError());
   // Two calibers: summarized apart, never together.
@@ -44,5 +46,6 @@ TEST_CASE("zl::report::write_campaign")
   CHECK(std::string(first["issues"][0][3].GetString()) == "[torch.Size([128])]");
   REQUIRE(d["ops_status"].Size() == 1);
   CHECK(std::string(d["ops_status"][0][1].GetString()) == "crashed");
+  CHECK(d["ops_status"][0][3].IsFalse()); // not settled: a failure on the page
   CHECK(cut == 0);
 }

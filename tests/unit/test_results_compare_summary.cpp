@@ -58,8 +58,9 @@ TEST_CASE("zl::results::compare::summarize")
 TEST_CASE("zl::results::compare::summarize: an op its campaign did not call ok (issue 10.18)")
 {
   auto runs = fixture_runs({"tflops.log"});
-  runs[0].info.campaign_status = "timeout"; // the run of op pow, whose tables name abs
-  const auto s = summarize(runs, {{"c", "pow", "timeout"}, {"c", "mm", "ok"}, {"d", "mm", "crashed"}});
+  runs[0].info.campaign_status = OpState::timeout; // the run of op pow, whose tables name abs
+  const auto s =
+      summarize(runs, {{"c", "pow", OpState::timeout}, {"c", "mm", OpState::ok}, {"d", "mm", OpState::crashed}});
   std::map<std::string, GroupSummary> by;
   for (const auto& g : s.groups) {
     by[g.op + " " + g.dtype] = g;
@@ -73,7 +74,7 @@ TEST_CASE("zl::results::compare::summarize: an op its campaign did not call ok (
   CHECK(by["mm "].status == "crashed"); // not ok in one campaign: not ok
   CHECK(s.total.failed == 2);
   CHECK(s.total.rows == 5);
-  CHECK(status_cell({"ok"}) == "ok");
-  CHECK(status_cell({"ok", "interrupted", "timeout"}) == "interrupted,timeout");
+  CHECK(status_cell({OpState::ok}) == "ok");
+  CHECK(status_cell({OpState::ok, OpState::timeout, OpState::interrupted}) == "interrupted,timeout"); // by name
   CHECK(status_cell({}).empty());
 }

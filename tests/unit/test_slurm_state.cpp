@@ -63,19 +63,20 @@ TEST_CASE("zl::slurm::is_final")
 
 TEST_CASE("zl::slurm::op_status: Slurm's end of a task onto the local statuses")
 {
+  using zl::results::OpState;
   // What zl recorded as ended stands.
-  CHECK(slurm::op_status("TIMEOUT", "ok", true) == "ok");
-  CHECK(slurm::op_status("CANCELLED", "failed", true) == "failed");
+  CHECK(slurm::op_status("TIMEOUT", OpState::ok, true) == OpState::ok);
+  CHECK(slurm::op_status("CANCELLED", OpState::failed, true) == OpState::failed);
   // The op running when the task ended.
-  CHECK(slurm::op_status("TIMEOUT", "interrupted", true) == "timeout");
-  CHECK(slurm::op_status("TIMEOUT", "pending", true) == "timeout");
-  CHECK(slurm::op_status("NODE_FAIL", "pending", true) == "crashed");
-  CHECK(slurm::op_status("OUT_OF_MEMORY", "pending", true) == "crashed");
-  CHECK(slurm::op_status("CANCELLED", "pending", true) == "interrupted");
-  CHECK(slurm::op_status("CANCELLED", "interrupted", true) == "interrupted");
-  CHECK(slurm::op_status("", "pending", true) == "crashed");
+  CHECK(slurm::op_status("TIMEOUT", OpState::interrupted, true) == OpState::timeout);
+  CHECK(slurm::op_status("TIMEOUT", OpState::pending, true) == OpState::timeout);
+  CHECK(slurm::op_status("NODE_FAIL", OpState::pending, true) == OpState::crashed);
+  CHECK(slurm::op_status("OUT_OF_MEMORY", OpState::pending, true) == OpState::crashed);
+  CHECK(slurm::op_status("CANCELLED", OpState::pending, true) == OpState::interrupted);
+  CHECK(slurm::op_status("CANCELLED", OpState::interrupted, true) == OpState::interrupted);
+  CHECK(slurm::op_status("", OpState::pending, true) == OpState::crashed);
   // An op its task never reached.
-  CHECK(slurm::op_status("CANCELLED", "pending", false) == "pending");
-  CHECK(slurm::op_status("TIMEOUT", "pending", false) == "pending");
-  CHECK(slurm::op_status("", "pending", false) == "pending");
+  CHECK(slurm::op_status("CANCELLED", OpState::pending, false) == OpState::pending);
+  CHECK(slurm::op_status("TIMEOUT", OpState::pending, false) == OpState::pending);
+  CHECK(slurm::op_status("", OpState::pending, false) == OpState::pending);
 }

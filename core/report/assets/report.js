@@ -181,8 +181,8 @@
       if (byOp.size) sec.append(el('h4', {}, 'Latency against size, per op'));
       for (const [op, series] of byOp) sec.append(opSection(op, series));
     });
-    // unsupported (a dtype the op does not take) and skipped are FlagGems' answers, not failures.
-    const declined = d.ops_status.filter((o) => o[1] === 'unsupported' || o[1] === 'skipped');
+    // Settled (o[3]: unsupported, a dtype the op does not take, and skipped) are FlagGems' answers, not failures.
+    const declined = d.ops_status.filter((o) => o[3]);
     const failed = d.ops_status.filter((o) => !declined.includes(o));
     if (declined.length) {
       main.append(el('h3', {}, 'Ops FlagGems declined, not failures (ops_status.csv)'),

@@ -1,5 +1,7 @@
 #include "results/compare/summary.hpp"
 
+#include "results/parse/marker_names.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -71,13 +73,15 @@ std::string describe(const Caliber& c)
   return out.empty() ? "unknown" : out;
 }
 
-std::string status_cell(const std::set<std::string>& statuses)
+std::string status_cell(const std::set<OpState>& states)
 {
-  std::string out;
-  for (const auto& v : statuses) {
-    out += v == "ok" ? "" : (out.empty() ? "" : ",") + v;
+  std::set<std::string_view> names; // sorted by name, as the cell always was
+  for (const auto s : states) {
+    if (s != OpState::ok) {
+      names.insert(name(s));
+    }
   }
-  return out.empty() && !statuses.empty() ? "ok" : out;
+  return names.empty() && !states.empty() ? std::string(name(OpState::ok)) : fmt::format("{}", fmt::join(names, ","));
 }
 
 Summary summarize(const std::vector<Run>& runs, const std::vector<OpOutcome>& ops)
@@ -112,31 +116,32 @@ Summary summarize(const std::vector<const Run*>& runs, const std::vector<OpOutco
   };
   // A group's status is that of the runs its rows come from: a campaign op's tables may name
   // other operators (test_pow prints pow_tensor_scalar, …).
-  std::map<std::pair<std::string, std::string>, std::set<std::string>> statuses;
+  std::map<std::pair<std::string, std::string>, std::set<OpState>> statuses;
   for (const auto* run_ptr : runs) {
     const auto& run = *run_ptr;
     ++s.calibers[describe(run.info.caliber)];
+    const auto recorded = parse_op_state(run.info.status); // none: a status only a run has
     // A run outside a campaign that FlagGems declined has no row: its status still shows.
-    if (run.info.campaign_status.empty() && run.rows.empty() && !run.info.op.empty() && run.info.status != "ok" &&
-        settled(run.info.status)) {
+    if (!run.info.campaign_status && run.rows.empty() && !run.info.op.empty() && recorded && *recorded != OpState::ok &&
+        settled(*recorded)) {
       find_group(run.info.op, "");
-      statuses[{run.info.op, ""}].insert(run.info.status);
+      statuses[{run.info.op, ""}].insert(*recorded);
     }
     GroupSummary* current = nullptr;
     for (const auto& r : run.rows) {
-      if (r.source == RowSource::test_failure && run.info.status == "unsupported") {
+      if (r.source == RowSource::test_failure && recorded == OpState::unsupported) {
         continue; // a refusal whose summary line pytest cut before the words that tell it
       }
       if (current == nullptr || current->op != r.op() || current->dtype != r.dtype()) {
         current = &find_group(r.op(), r.dtype());
-        if (!run.info.campaign_status.empty()) {
-          statuses[{current->op, current->dtype}].insert(run.info.campaign_status);
+        if (run.info.campaign_status) {
+          statuses[{current->op, current->dtype}].insert(*run.info.campaign_status);
         }
       }
       add(*current, r);
     }
     for (const auto& m : run.markers) {
-      if (m.name != "ZL_RUN" && m.name != "ZL_TIMER") {
+      if (m.name != parse::marker_names::k_zl_run && m.name != parse::marker_names::k_zl_timer) {
         ++s.markers[m.name];
         if (!m.op.empty()) {
           s.marker_ops[m.name].insert(m.op);
@@ -145,7 +150,7 @@ Summary summarize(const std::vector<const Run*>& runs, const std::vector<OpOutco
     }
   }
   for (const auto& o : ops) {
-    if (o.status != "ok") {
+    if (o.status != OpState::ok) {
       // An op that failed is counted as failed; one FlagGems declined (unsupported, skipped)
       // only shows its status.
       find_group(o.op, "").failed += settled(o.status) ? 0 : 1;

@@ -44,8 +44,8 @@ Summary summarize(const std::vector<Run>& runs, const std::vector<OpOutcome>& op
 // The same over some of the runs (zl report summarizes each caliber of a folder on its own).
 Summary summarize(const std::vector<const Run*>& runs, const std::vector<OpOutcome>& ops = {});
 
-// An op's status cell from the statuses its campaigns give it: those not ok, else ok.
-std::string status_cell(const std::set<std::string>& statuses);
+// An op's status cell from the states its campaigns give it: those not ok by name, else ok.
+std::string status_cell(const std::set<OpState>& states);
 
 // "backend=cuda level=core timer=graph mode=kernel tuner_cache=shared", unknown fields left out.
 std::string describe(const Caliber& c);

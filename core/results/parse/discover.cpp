@@ -41,14 +41,14 @@ FileId id_of(const struct stat& st)
 
 // The statuses of a campaign's ops_status.csv (op -> status), into d.ops; none when there is
 // no such file, or one zl cannot read (said in a note: the statuses are not used then).
-std::map<std::string, std::string> campaign_statuses(const fs::path& dir, Discovery& d)
+std::map<std::string, OpState> campaign_statuses(const fs::path& dir, Discovery& d)
 {
   const auto file = (dir / "ops_status.csv").string();
   struct stat st = {};
   if (::lstat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return {};
   }
-  std::map<std::string, std::string> out;
+  std::map<std::string, OpState> out;
   try {
     boost::system::error_code ec;
     const auto real = fs::canonical(dir, ec);
@@ -66,7 +66,7 @@ std::map<std::string, std::string> campaign_statuses(const fs::path& dir, Discov
 }
 
 // "<op>.attempt-<N>" where op is one of ops: an earlier attempt of a campaign's op.
-bool is_attempt(const std::string& name, const std::map<std::string, std::string>& ops)
+bool is_attempt(const std::string& name, const std::map<std::string, OpState>& ops)
 {
   const auto dot = name.rfind(".attempt-");
   if (dot == std::string::npos || dot + 9 == name.size() || !ops.count(name.substr(0, dot))) {
@@ -120,7 +120,7 @@ std::size_t walk(const fs::path& root, Discovery& d, std::map<FileId, std::strin
       } else {
         const auto status = ops.find(name);
         out.push_back({path.string(), Source::Kind::run_folder, nullptr,
-                       status == ops.end() ? std::string() : status->second, id_of(st)});
+                       status == ops.end() ? std::nullopt : std::optional(status->second), id_of(st)});
       }
     }
   }
@@ -245,7 +245,7 @@ std::vector<std::pair<char, OpOutcome>> unfinished_ops(const Discovery& a, const
   std::vector<std::pair<char, OpOutcome>> out;
   for (const auto& [side, found, other] : {std::make_tuple('A', &a, &b), std::make_tuple('B', &b, &a)}) {
     for (const auto& o : found->ops) {
-      if (o.status != "ok" && !declined_alike(o, *other)) {
+      if (o.status != OpState::ok && !declined_alike(o, *other)) {
         out.emplace_back(side, o);
       }
     }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,7 +21,7 @@ struct Source
   std::string path; // absolute
   Kind kind = Kind::run_folder;
   std::shared_ptr<const std::string> content = nullptr; // a pipe's or device's text, read once when sniffed
-  std::string campaign_status = {};                     // its op's status in its campaign's ops_status.csv
+  std::optional<OpState> campaign_status = {};          // its op's in its campaign's ops_status.csv
   std::pair<std::uint64_t, std::uint64_t> id{};         // device and inode: the run, however it was reached
 };
 
