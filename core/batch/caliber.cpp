@@ -2,6 +2,7 @@
 
 #include "exec/factory.hpp"
 #include "receipt/sha256.hpp"
+#include "run/identity_record.hpp"
 #include "run/request.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -201,30 +202,19 @@ std::vector<std::string> legacy_differences(const std::vector<OpStatus>& statuse
     differ("--backend", s.backend, now.backend, "ops_status.csv, op " + s.op);
     differ("--level", s.level, now.level, "ops_status.csv, op " + s.op);
     // The op's own folder, never a path the CSV names: what zl reads stays inside the campaign.
-    const auto identity = out_dir + "/" + s.op + "/run_identity.json";
-    if (!boost::filesystem::is_regular_file(identity)) {
+    // An op without a readable identity (stopped before zl wrote it, damaged) says nothing.
+    const auto where = out_dir + "/" + s.op + "/" + run::k_identity_file;
+    const auto id = run::try_read_identity(out_dir + "/" + s.op);
+    if (!id) {
       continue;
     }
-    rapidjson::Document d;
-    if (d.Parse(util::read_file(identity).c_str()).HasParseError() || !d.IsObject()) {
-      continue;
-    }
-    const auto where = identity;
-    differ("--level", member(d, "level"), now.level, where);
-    differ("--mode", member(d, "mode"), now.mode, where);
-    if (d.HasMember("timer")) {
-      differ("--timer", member(d["timer"], "requested"), now.timer, where);
-    }
-    if (d.HasMember("backend")) {
-      differ("--backend", member(d["backend"], "name"), now.backend, where);
-    }
-    differ("--flaggems", member(d, "flaggems_dir"), now.flaggems_dir, where);
-    if (d.HasMember("dtypes") && d["dtypes"].IsArray()) {
-      std::vector<std::string> dtypes;
-      for (const auto& v : d["dtypes"].GetArray()) {
-        dtypes.push_back(v.IsString() ? v.GetString() : "?");
-      }
-      const auto was = util::join(dtypes, ","), is = util::join(now.dtypes, ",");
+    differ("--level", id->level, now.level, where);
+    differ("--mode", id->mode, now.mode, where);
+    differ("--timer", id->timer.requested, now.timer, where);
+    differ("--backend", id->backend.name, now.backend, where);
+    differ("--flaggems", id->flaggems_dir, now.flaggems_dir, where);
+    if (id->dtypes) {
+      const auto was = util::join(*id->dtypes, ","), is = util::join(now.dtypes, ",");
       if (was != is && named.insert("--dtypes").second) {
         out.push_back(fmt::format("--dtypes: the campaign has {} ({}), this command {}", shown(was), where, shown(is)));
       }

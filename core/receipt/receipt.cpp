@@ -2,6 +2,7 @@
 
 #include "receipt/sha256.hpp"
 #include "run/identity.hpp"
+#include "run/identity_record.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/json.hpp"
@@ -82,14 +83,14 @@ std::vector<std::string> find_runs(const fs::path& folder)
     throw Error(fmt::format("cannot read the folder {}: {}", util::printable(folder.string()), std::strerror(errno)));
   }
   boost::system::error_code exists_ec;
-  if (fs::exists(folder / "run_identity.json", exists_ec)) {
+  if (fs::exists(folder / run::k_identity_file, exists_ec)) {
     return {"."};
   }
   boost::system::error_code ec;
   for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
     if (it.depth() > 2) {
       it.disable_recursion_pending();
-    } else if (it->path().filename() == "run_identity.json") {
+    } else if (it->path().filename() == run::k_identity_file) {
       runs.push_back(it->path().parent_path().lexically_relative(folder).string());
     }
   }
@@ -208,16 +209,12 @@ Receipt harness_of(const std::string& folder)
   std::set<std::string> seen;
   for (const auto& run : r.run_dirs) {
     const auto dir = run == "." ? root : (root / run).lexically_normal();
-    const auto identity = read_json((dir / "run_identity.json").string());
-    add_harness(r, seen, "zl", str(identity, "zl_binary"));
-    if (identity.HasMember("backend")) {
-      add_harness(r, seen, "backend:" + str(identity["backend"], "name"), str(identity["backend"], "module"));
-    }
+    const auto identity = run::read_identity(dir.string());
+    add_harness(r, seen, "zl", identity.zl_binary);
+    add_harness(r, seen, "backend:" + identity.backend.name, identity.backend.module);
     if (fs::exists(dir / "plan.json")) {
       const auto plan = read_json((dir / "plan.json").string());
-      const bool warm = identity.HasMember("executor") && identity["executor"].IsObject() &&
-                        str(identity["executor"], "name") == "warm";
-      add_plugins(r, seen, plan, warm);
+      add_plugins(r, seen, plan, identity.executor == "warm");
       add_harness(r, seen, "shapes", str(plan, "shape_source"));
     }
   }
@@ -310,7 +307,7 @@ std::string receipt_json(const Receipt& r)
     j.field("run_dir", run);
     j.key("identity");
     const auto dir = run == "." ? fs::path(r.campaign) : (fs::path(r.campaign) / run).lexically_normal();
-    const auto path = (dir / "run_identity.json").string();
+    const auto path = (dir / run::k_identity_file).string();
     j.copy(read_json(path), fmt::format("{} (damaged after the run?)", util::printable(path)));
     w.EndObject();
   }

@@ -2,9 +2,9 @@
 #include "report/data.hpp"
 
 #include "results/compare/summary.hpp"
+#include "run/identity_record.hpp"
 
 #include <fmt/format.h>
-#include <rapidjson/document.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,34 +13,6 @@
 namespace zl::report {
 
 namespace {
-
-std::string member(const rapidjson::Value& o, const char* key, const char* sub = nullptr)
-{
-  if (!o.IsObject() || !o.HasMember(key)) {
-    return "";
-  }
-  const auto& v = o[key];
-  if (sub != nullptr) {
-    return v.IsObject() && v.HasMember(sub) && v[sub].IsString() ? v[sub].GetString() : "";
-  }
-  return v.IsString() ? v.GetString() : "";
-}
-
-// A Slurm field as text: zl writes strings (or null), a hand-written identity may hold numbers.
-std::string scalar(const rapidjson::Value& o, const char* key)
-{
-  if (!o.IsObject() || !o.HasMember(key)) {
-    return "";
-  }
-  const auto& v = o[key];
-  if (v.IsString()) {
-    return v.GetString();
-  }
-  if (v.IsInt64()) {
-    return std::to_string(v.GetInt64());
-  }
-  return v.IsUint64() ? std::to_string(v.GetUint64()) : "";
-}
 
 constexpr const char* k_slurm_tasks = "Slurm array tasks";
 
@@ -88,13 +60,12 @@ void add(CaliberInfo& c, const std::string& field, const std::string& value)
 
 void add_run(CaliberInfo& c, const results::RunInfo& info)
 {
-  rapidjson::Document id;
-  const bool parsed =
-      !info.identity_json.empty() && !id.Parse(info.identity_json.c_str()).HasParseError() && id.IsObject();
+  // A damaged identity was reported when the run was read; its caliber came from the log.
+  const auto id = run::try_parse_identity(info.identity_json);
   const auto& cal = info.caliber;
   add(c, "backend", cal.backend.empty() ? results::compare::k_unknown : cal.backend);
-  if (parsed) {
-    add(c, "backend version", member(id, "backend", "version"));
+  if (id) {
+    add(c, "backend version", id->backend.version);
   }
   const std::string device = info.device_name + (info.device_uuid.empty() ? "" : " (" + info.device_uuid + ")");
   add(c, "devices", device.empty() ? results::compare::k_unknown : device);
@@ -104,23 +75,18 @@ void add_run(CaliberInfo& c, const results::RunInfo& info)
   add(c, "tuner cache", cal.tuner_cache.empty() ? results::compare::k_unknown : cal.tuner_cache);
   add(c, "executor", info.executor);
   add(c, "pytest extra args", info.extra_args);
-  if (parsed && id.HasMember("versions") && id["versions"].IsObject()) {
-    for (const auto& m : id["versions"].GetObject()) {
-      if (m.value.IsString()) {
-        add(c, fmt::format("version of {}", m.name.GetString()), m.value.GetString());
-      }
+  if (id) {
+    for (const auto& [module, version] : id->versions) {
+      add(c, fmt::format("version of {}", module), version);
     }
-  }
-  if (parsed) {
-    add(c, "FlagGems commit", member(id, "flaggems_commit"));
+    add(c, "FlagGems commit", id->flaggems_commit);
   }
   // Where a Slurm task ran (zl batch --executor slurm): absent or null elsewhere.
-  if (parsed && id.HasMember("slurm") && id["slurm"].IsObject()) {
-    const auto& slurm = id["slurm"];
-    const auto array = scalar(slurm, "array_job_id");
-    add(c, "Slurm job", array.empty() ? scalar(slurm, "job_id") : array);
-    add(c, k_slurm_tasks, scalar(slurm, "array_task_id"));
-    add(c, "Slurm node", scalar(slurm, "node"));
+  if (id && id->slurm) {
+    const auto& slurm = *id->slurm;
+    add(c, "Slurm job", slurm.array_job_id.empty() ? slurm.job_id : slurm.array_job_id);
+    add(c, k_slurm_tasks, slurm.array_task_id);
+    add(c, "Slurm node", slurm.node);
   }
   add(c, "zl version", info.zl_version.empty() ? results::compare::k_unknown : info.zl_version);
 }

@@ -1,5 +1,6 @@
 #include "run/autotune_log.hpp"
 
+#include "results/parse/marker_names.hpp"
 #include "util/string.hpp"
 
 #include <rapidjson/document.h>
@@ -52,22 +53,23 @@ MarkerFields parse_marker_fields(std::string_view rest)
 
 AutotuneTally tally_autotune(std::string_view log)
 {
+  namespace names = results::parse::marker_names;
   AutotuneTally t;
   for (const auto& line : util::split(log, '\n')) {
     const std::string_view l(line);
     const auto space = l.find(' ');
     const auto name = l.substr(0, space);
     const auto rest = space == std::string_view::npos ? std::string_view() : l.substr(space + 1);
-    if (name == "AUTOTUNE_REPLAY_FALLBACK") {
+    if (name == names::k_autotune_replay_fallback) {
       ++t.fallbacks;
-    } else if (name == "AUTOTUNE_BENCHMARKED") {
+    } else if (name == names::k_autotune_benchmarked) {
       ++t.tuned_keys;
       for (const auto& [k, v] : parse_marker_fields(rest)) {
         if (k == "configs") {
           t.configs_benchmarked += std::atoll(v.c_str());
         }
       }
-    } else if (name == "AUTOTUNE_SUMMARY") {
+    } else if (name == names::k_autotune_summary) {
       t.summary = parse_marker_fields(rest);
     }
   }

@@ -53,41 +53,44 @@ std::string flaggems_commit(const std::string& flaggems_dir)
 
 std::string identity_json(const Plan& p, const Outcome& o, const std::string& versions_json, const std::string& commit)
 {
+  namespace key = identity_key; // the keys read_identity reads back
   util::JsonWriter j;
   auto& w = j.w();
   w.StartObject();
   j.field("schema", 1);
-  j.field("zl_version", k_version);
-  j.field("status", o.status);
+  j.field(key::k_zl_version, k_version);
+  j.field(key::k_status, o.status);
   j.nullable("exit_code", o.exit_code);
   j.nullable("pytest_exit_code", o.pytest_exit_code);
   j.nullable("signal", o.signal);
   j.nullable("error", o.error);
   j.strings("command", p.request.command_line);
   boost::system::error_code ec;
-  j.field("zl_binary", boost::filesystem::read_symlink("/proc/self/exe", ec).string());
-  j.field("started_at", o.started_at);
+  j.field(key::k_zl_binary, boost::filesystem::read_symlink("/proc/self/exe", ec).string());
+  j.field(key::k_started_at, o.started_at);
   j.nullable("finished_at", o.finished_at);
-  j.nullable("duration_s", o.duration_s);
+  j.nullable(key::k_duration_s, o.duration_s);
   const loader::Selection backend{p.backend, p.backend_how};
   using B = loader::BackendField;
-  j.object("backend", [&] { loader::to_json(j, backend, {B::name, B::module, B::abi, B::version, B::selected_by}); });
-  j.object("device", [&] {
+  j.object(key::k_backend, [&] {
+    loader::to_json(j, backend, {B::name, B::module, B::abi, B::version, B::selected_by});
+  });
+  j.object(key::k_device, [&] {
     using D = loader::DeviceField;
     loader::to_json(j, p.device, {D::index, D::uuid, D::name});
     loader::to_json(j, backend, {B::visibility_var});
     j.field("visibility_value", p.device.pin); // what zl set visibility_var to: "" where it sets none
     j.nullable("inherited_mask", p.backend->inherited_mask());
   });
-  j.key("timer");
+  j.key(key::k_timer);
   w.StartObject();
-  j.field("effective", p.timer);
-  j.field("requested", p.request.timer);
+  j.field(key::k_effective, p.timer);
+  j.field(key::k_requested, p.request.timer);
   w.EndObject();
   j.field("timer_reason", p.timer_reason);
-  j.field("level", p.request.level);
-  j.field("mode", p.request.mode);
-  j.strings("dtypes", p.request.dtypes);
+  j.field(key::k_level, p.request.level);
+  j.field(key::k_mode, p.request.mode);
+  j.strings(key::k_dtypes, p.request.dtypes);
   j.key("autotune");
   w.StartObject();
   autotune_fields(j, p);
@@ -116,11 +119,11 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   }
   w.EndObject();
   using T = TunerCacheField;
-  j.object("tuner_cache", [&] {
+  j.object(key::k_tuner_cache, [&] {
     to_json(j, p.tuner_cache, {T::mode, T::path, T::entries_before, T::note, T::removed_after});
   });
   using N = NodeField;
-  j.object("node", [&] { to_json(j, p.node, {N::op, N::node, N::marker, N::resolution}); });
+  j.object(key::k_node, [&] { to_json(j, p.node, {N::op, N::node, N::marker, N::resolution}); });
   j.key("shapes");
   w.StartObject();
   j.field("file", p.run_dir + "/shapes.yaml");
@@ -128,11 +131,11 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   j.field("passed_to_pytest", !p.shape_file.empty());
   j.strings("keys", p.shape_keys);
   w.EndObject();
-  j.field("flaggems_dir", util::absolute(p.request.flaggems_dir));
-  j.nullable("flaggems_commit", commit);
+  j.field(key::k_flaggems_dir, util::absolute(p.request.flaggems_dir));
+  j.nullable(key::k_flaggems_commit, commit);
   using R = ReleaseField;
   j.object("flaggems_release", [&] { to_json(j, p.release, {R::version, R::layout}); });
-  j.key("versions");
+  j.key(key::k_versions);
   rapidjson::Document versions;
   if (!versions_json.empty() && !versions.Parse(versions_json.c_str()).HasParseError() && versions.IsObject()) {
     j.copy(versions, "the versions the Python probe printed");
@@ -154,10 +157,10 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
     w.Null();
   }
   j.strings("plugins", p.plugins);
-  j.strings("pytest_extra_args", p.request.extra_args);
-  j.key("executor");
+  j.strings(key::k_pytest_extra_args, p.request.extra_args);
+  j.key(key::k_executor);
   w.StartObject();
-  j.field("name", o.executor.name);
+  j.field(key::k_name, o.executor.name);
   j.nullable("pid", o.executor.pid);
   j.nullable("ops_before", o.executor.ops_before);
   j.strings("preloaded", o.executor.preloaded);
@@ -172,18 +175,18 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
     return std::string(v == nullptr ? "" : v);
   };
   if (env("SLURM_JOB_ID").empty()) {
-    j.key("slurm");
+    j.key(key::k_slurm);
     w.Null();
   } else {
-    j.object("slurm", [&] {
-      j.field("job_id", env("SLURM_JOB_ID"));
-      j.nullable("array_job_id", env("SLURM_ARRAY_JOB_ID"));
-      j.nullable("array_task_id", env("SLURM_ARRAY_TASK_ID"));
-      j.nullable("node", env("SLURMD_NODENAME"));
+    j.object(key::k_slurm, [&] {
+      j.field(key::k_job_id, env("SLURM_JOB_ID"));
+      j.nullable(key::k_array_job_id, env("SLURM_ARRAY_JOB_ID"));
+      j.nullable(key::k_array_task_id, env("SLURM_ARRAY_TASK_ID"));
+      j.nullable(key::k_slurm_node, env("SLURMD_NODENAME"));
       j.nullable("job_gpus", env("SLURM_JOB_GPUS"));
     });
   }
-  j.nullable("record_log", o.record_log);
+  j.nullable(key::k_record_log, o.record_log);
   j.field("run_dir", p.run_dir);
   w.EndObject();
   return j.text();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "run/autotune_log.hpp"
+#include "run/identity_record.hpp"
 #include "run/launch.hpp"
 #include "run/outcomes.hpp"
 #include "run/plan.hpp"
@@ -32,7 +33,8 @@ struct Outcome
 // FlagGems' git commit: `git rev-parse HEAD` in the folder, else a FLAGGEMS_COMMIT file there.
 std::string flaggems_commit(const std::string& flaggems_dir);
 
-// The identity document. versions_json is what zl_identity wrote (may be empty).
+// The identity document, which read_identity (run/identity_record.hpp) reads back. versions_json
+// is what zl_identity wrote (may be empty).
 std::string identity_json(const Plan& plan, const Outcome& outcome, const std::string& versions_json,
                           const std::string& commit);
 

@@ -1,5 +1,6 @@
 #include "run/preflight.hpp"
 
+#include "results/parse/marker_names.hpp"
 #include "run/plan.hpp"
 #include "shapes/shape_resolver.hpp"
 #include "util/process.hpp"
@@ -17,7 +18,8 @@ namespace fs = boost::filesystem;
 
 std::string PreflightError::marker() const
 {
-  return fmt::format("PREFLIGHT_FAILED check={} path={}", m_check, m_path.empty() ? "-" : m_path);
+  return fmt::format("{} check={} path={}", results::parse::marker_names::k_preflight_failed, m_check,
+                     m_path.empty() ? "-" : m_path);
 }
 
 std::optional<std::string> python_lacks_pytest(const std::string& python)

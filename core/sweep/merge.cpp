@@ -7,7 +7,6 @@
 #include <boost/filesystem.hpp>
 #include <fmt/format.h>
 #include <rapidjson/document.h>
-#include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -31,13 +30,12 @@ std::string compact(const Value& v, const std::string& what)
   return std::string(buf.GetString(), buf.GetSize());
 }
 
+// As every JSON file zl writes (util::JsonWriter): indented by two, with a final newline.
 std::string pretty(const Value& v, const std::string& what)
 {
-  rapidjson::StringBuffer buf;
-  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buf);
-  w.SetIndent(' ', 2);
-  util::write_value(v, w, what);
-  return std::string(buf.GetString(), buf.GetSize()) + "\n";
+  util::JsonWriter j;
+  j.copy(v, what);
+  return j.text();
 }
 
 Document read_json(const std::string& path)

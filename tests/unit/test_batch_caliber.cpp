@@ -1,7 +1,9 @@
 #include "batch/caliber.hpp"
 #include "exec/invocation.hpp"
 
+#include "temp_dir.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
 
 #include <doctest/doctest.h>
 
@@ -85,6 +87,28 @@ TEST_CASE("zl::batch::legacy_differences: what ops_status.csv says, once per opt
   batch::OpStatus pending;
   pending.op = "mm"; // never ran: says nothing
   CHECK(batch::legacy_differences({pending}, "/nowhere", now).empty());
+}
+
+TEST_CASE("zl::batch::legacy_differences: what each op's run_identity.json says; a damaged one says nothing")
+{
+  const auto now = base();
+  test::TempDir campaign;
+  boost::filesystem::create_directories(campaign / "abs");
+  boost::filesystem::create_directories(campaign / "add");
+  util::write_file_atomic(
+      campaign / "abs/run_identity.json",
+      R"({"level": "core", "mode": "operator", "timer": {"effective": "graph", "requested": "graph"},
+                              "backend": {"name": "cpu"}, "flaggems_dir": "/fg", "dtypes": ["float16"]})");
+  util::write_file_atomic(campaign / "add/run_identity.json", R"({"level": "comprehensive", "mode": 3})");
+  batch::OpStatus abs, add;
+  abs.op = "abs", add.op = "add";
+  const auto where = campaign / "abs/run_identity.json";
+  const std::vector<std::string> expected = {
+      "--mode: the campaign has 'operator' (" + where + "), this command 'kernel'",
+      "--timer: the campaign has 'graph' (" + where + "), this command 'auto'",
+      "--dtypes: the campaign has 'float16' (" + where + "), this command (none)",
+  };
+  CHECK(batch::legacy_differences({add, abs}, campaign.path(), now) == expected);
 }
 
 TEST_CASE("zl::batch caliber: the executor is part of it; a campaign.json without one reads as process")

@@ -60,3 +60,18 @@ TEST_CASE("zl::receipt::receipt_json: an identity holding a number beyond a doub
   CHECK(zl::receipt::verify_receipt(dir.path(), added).empty());
   CHECK(added.empty());
 }
+
+TEST_CASE("zl::receipt::make_receipt: an identity that is not one is refused, naming the file and the key")
+{
+  zl::test::TempDir dir;
+  zl::util::write_file_atomic(dir / "run_identity.json", R"({"zl_binary": "/bin/zl", "backend": {"module": 7}})");
+  CHECK_THROWS_WITH_AS(zl::receipt::make_receipt(dir.path()),
+                       (dir / "run_identity.json" + " is not a run identity: backend.module is a number, not a string; "
+                                                    "it was damaged or edited after the run: restore it, or run the "
+                                                    "op again")
+                           .c_str(),
+                       zl::Error);
+  zl::util::write_file_atomic(dir / "run_identity.json", "{\"zl_binary\": ");
+  CHECK_THROWS_WITH_AS(zl::receipt::make_receipt(dir.path()),
+                       doctest::Contains((dir / "run_identity.json" + " is not valid JSON").c_str()), zl::Error);
+}

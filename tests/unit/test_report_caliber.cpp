@@ -14,7 +14,7 @@ TEST_CASE("zl::report::shown")
   std::size_t cut = 0;
   CHECK(shown("abs", &cut) == "abs");
   CHECK(cut == 0);
-  const std::string huge(10 * 1024 * 1024, 'x');
+  const std::string huge(std::size_t{10} << 20, 'x');
   const auto s = shown(huge, &cut);
   CHECK(cut == 1);
   CHECK(s.size() < k_label_max + 40);
@@ -75,8 +75,12 @@ TEST_CASE("zl::report::group_by_caliber of Slurm tasks")
     runs.back().info.identity_json = std::string(R"({"slurm":{"job_id":"101","array_job_id":"100","array_task_id":")") +
                                      task + R"(","node":"gpu-)" + (task[0] < '5' ? "a" : "b") + R"("}})";
   }
-  runs.push_back(run_of(log)); // a hand-written identity: numbers, nulls, a slurm that is not an object
-  runs.back().info.identity_json = R"({"slurm":{"job_id":7,"array_task_id":null,"node":["x"]}})";
+  runs.push_back(run_of(log)); // a hand-written identity: nulls are none
+  runs.back().info.identity_json = R"({"slurm":{"job_id":"7","array_task_id":null}})";
+  // Identities with members of the wrong type are damaged: nothing of them is read, as zl summary
+  // reads none of them (run::parse_identity).
+  runs.push_back(run_of(log));
+  runs.back().info.identity_json = R"({"slurm":{"job_id":8,"node":["x"]}})";
   runs.push_back(run_of(log));
   runs.back().info.identity_json = R"({"slurm":"yes","versions":[1],"backend":"cuda","flaggems_commit":3})";
   const auto groups = group_by_caliber(runs);

@@ -62,8 +62,8 @@ TEST_CASE("zl::results::parse::discover_all: each run once, links not followed, 
     zl::test::write_run(dir / run, log);
   }
   std::vector<zl::batch::OpStatus> ops(2);
-  ops[0].op = "abs", ops[0].status = "ok";
-  ops[1].op = "mm", ops[1].status = "timeout";
+  ops[0].op = "abs", ops[0].status = OpState::ok;
+  ops[1].op = "mm", ops[1].status = OpState::timeout;
   zl::test::write_text(dir / "c/ops_status.csv", zl::batch::format_ops_status(ops));
   boost::filesystem::create_symlink(dir / "c/abs", dir / "c/link");
   boost::filesystem::create_directory_symlink("..", dir / "c/deep/up");
@@ -76,7 +76,7 @@ TEST_CASE("zl::results::parse::discover_all: each run once, links not followed, 
   CHECK(found.attempts == std::vector<std::string>{dir / "c/abs.attempt-1"});
   REQUIRE(found.ops.size() == 2);
   CHECK(found.ops[1].op == "mm");
-  CHECK(found.ops[1].status == "timeout");
+  CHECK(found.ops[1].status == OpState::timeout);
   std::string notes;
   for (const auto& n : found.notes) {
     notes += n + "\n";
@@ -89,7 +89,7 @@ TEST_CASE("zl::results::parse::discover_all: each run once, links not followed, 
   CHECK(discover(dir / "c/abs.attempt-1").size() == 1);
   const auto mm = discover_all({dir / "c/mm"});
   REQUIRE(mm.ops.size() == 1);
-  CHECK(mm.ops[0].status == "timeout");
+  CHECK(mm.ops[0].status == OpState::timeout);
 }
 
 TEST_CASE("zl::results::parse::load: nothing FlagGems' is an error, files outside the run are not read (10.16, 10.17)")
@@ -142,6 +142,19 @@ TEST_CASE("zl::results::parse::load")
     CHECK(run.diagnostics[0].line == 3);
     CHECK(run.rows.size() == 5);
     CHECK(run.info.caliber.backend == "cuda"); // from ZL_RUN
+  }
+  SUBCASE("an identity with a member of the wrong type is reported as one that is not JSON")
+  {
+    zl::test::write_run(dir / "run", zl::test::read_fixture("flaggems_output/tflops.log"), "abs", "profiler");
+    zl::test::write_text(dir / "run/run_identity.json", R"({"backend": {"name": "cpu"}, "timer": {"effective": 1}})");
+    const auto run = load({dir / "run", Source::Kind::run_folder});
+    REQUIRE(run.diagnostics.size() == 1);
+    CHECK(run.diagnostics[0].file == dir / "run/run_identity.json");
+    CHECK(run.diagnostics[0].reason ==
+          "not a run identity (timer.effective is a number, not a string): the run's caliber is taken from its log");
+    CHECK(run.info.identity_json.empty());
+    CHECK(run.info.caliber.backend == "cuda"); // ZL_RUN's, not the damaged identity's
+    CHECK(run.info.caliber.timer == "profiler");
   }
   SUBCASE("a bare log: mode and level from the table titles")
   {

@@ -1,5 +1,6 @@
 #include "results/parse/markers.hpp"
 
+#include "results/parse/marker_names.hpp"
 #include "util/string.hpp"
 
 #include <fmt/format.h>
@@ -11,19 +12,22 @@ namespace zl::results::parse {
 
 namespace {
 
+namespace names = marker_names;
+
+// Those whose malformed lines are reported (parse_marker).
 constexpr std::array<std::string_view, 12> k_known = {
-    "ZL_RUN",
-    "ZL_TIMER",
-    "BENCHMARK_DIRECT_NO_CUDAGRAPH",
-    "BENCHMARK_CAPTURE_POISONED",
-    "BENCHMARK_CAPTURE_DENIED",
-    "AUTOTUNE_REPLAY_FALLBACK",
-    "ZL_COMPAT_DROPPED",
-    "ZL_COMPAT_KEPT",
-    "ZL_DEVICE_MISMATCH",
-    "ZL_IDENTITY_WRITE_FAILED",
-    "ZL_UNSUPPORTED",
-    "PREFLIGHT_FAILED",
+    names::k_zl_run,
+    names::k_zl_timer,
+    names::k_benchmark_direct_no_cudagraph,
+    names::k_benchmark_capture_poisoned,
+    names::k_benchmark_capture_denied,
+    names::k_autotune_replay_fallback,
+    names::k_zl_compat_dropped,
+    names::k_zl_compat_kept,
+    names::k_zl_device_mismatch,
+    names::k_zl_identity_write_failed,
+    names::k_zl_unsupported,
+    names::k_preflight_failed,
 };
 
 bool is_upper(char c)

@@ -2,14 +2,13 @@
 
 #include "results/parse/record_log.hpp"
 #include "results/parse/table_parser.hpp"
+#include "run/identity_record.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/string.hpp"
 
 #include <boost/filesystem.hpp>
 #include <fmt/format.h>
-#include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
 
 #include <algorithm>
 #include <atomic>
@@ -47,80 +46,42 @@ std::vector<char>& thread_buffer()
   return buffer;
 }
 
-const rapidjson::Value* member(const rapidjson::Value& v, std::initializer_list<const char*> path)
-{
-  const rapidjson::Value* at = &v;
-  for (const char* key : path) {
-    if (!at->IsObject() || !at->HasMember(key)) {
-      return nullptr;
-    }
-    at = &(*at)[key];
-  }
-  return at;
-}
-
-std::string text_at(const rapidjson::Value& v, std::initializer_list<const char*> path)
-{
-  const auto* at = member(v, path);
-  return at != nullptr && at->IsString() ? std::string(at->GetString(), at->GetStringLength()) : std::string();
-}
-
 // "none" for an empty pytest_extra_args, the arguments joined by spaces otherwise, "" when the
 // identity predates the field (the arguments were not recorded: unknown).
-std::string extra_args_of(const rapidjson::Value& doc)
+std::string extra_args_of(const run::Identity& id)
 {
-  const auto* args = member(doc, {"pytest_extra_args"});
-  if (args == nullptr || !args->IsArray()) {
+  if (!id.pytest_extra_args) {
     return {};
   }
-  std::string out;
-  for (const auto& a : args->GetArray()) {
-    if (a.IsString()) {
-      out += (out.empty() ? "" : " ") + std::string(a.GetString(), a.GetStringLength());
-    }
-  }
-  return out.empty() ? "none" : out;
-}
-
-// The identity's executor.name; "process" when it predates the field (zl run was the only way).
-std::string executor_of(const rapidjson::Value& doc)
-{
-  const auto name = text_at(doc, {"executor", "name"});
-  return name.empty() ? "process" : name;
+  const auto joined = util::join(*id.pytest_extra_args, " ");
+  return joined.empty() ? "none" : joined;
 }
 
 void read_identity(Run& run, const std::string& file)
 {
   run.info.identity_json = read_whole(file);
-  rapidjson::Document doc;
-  doc.Parse(run.info.identity_json.c_str(), run.info.identity_json.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
-    const auto offset = doc.HasParseError() ? doc.GetErrorOffset() : 0;
-    const auto line = std::count(run.info.identity_json.begin(),
-                                 run.info.identity_json.begin() + static_cast<std::ptrdiff_t>(offset), '\n') +
-                      1;
+  run::Identity id;
+  try {
+    id = run::parse_identity(run.info.identity_json, file);
+  } catch (const run::IdentityError& e) {
     run.diagnostics.push_back(
-        {file, static_cast<std::uint32_t>(line),
-         fmt::format("not a run identity ({}): the run's caliber is taken from its log",
-                     doc.HasParseError() ? rapidjson::GetParseError_En(doc.GetParseError()) : "not a JSON object")});
+        {file, static_cast<std::uint32_t>(e.line()),
+         fmt::format("not a run identity ({}): the run's caliber is taken from its log", e.reason())});
     run.info.identity_json.clear();
     return;
   }
   auto& i = run.info;
-  i.caliber = {text_at(doc, {"backend", "name"}), text_at(doc, {"level"}), text_at(doc, {"timer", "effective"}),
-               text_at(doc, {"mode"}), text_at(doc, {"tuner_cache", "mode"})};
-  i.extra_args = extra_args_of(doc);
-  i.executor = executor_of(doc);
-  i.op = text_at(doc, {"node", "op"});
-  i.status = text_at(doc, {"status"});
-  if (const auto* d = member(doc, {"duration_s"}); d != nullptr && d->IsNumber()) {
-    i.duration_s = d->GetDouble();
-  }
-  i.device_uuid = text_at(doc, {"device", "uuid"});
-  i.device_name = text_at(doc, {"device", "name"});
-  i.started_at = text_at(doc, {"started_at"});
-  i.zl_version = text_at(doc, {"zl_version"});
-  i.record_file = text_at(doc, {"record_log"});
+  i.caliber = {id.backend.name, id.level, id.timer.effective, id.mode, id.tuner_cache};
+  i.extra_args = extra_args_of(id);
+  i.executor = id.executor;
+  i.op = id.op;
+  i.status = id.status;
+  i.duration_s = id.duration_s;
+  i.device_uuid = id.device.uuid;
+  i.device_name = id.device.name;
+  i.started_at = id.started_at;
+  i.zl_version = id.zl_version;
+  i.record_file = id.record_log;
 }
 
 // Fills what the identity did not say from the log: ZL_RUN's header, then the tables' titles.
@@ -159,16 +120,14 @@ void fill_from_log(Run& run, const LogParse& log, const std::vector<RecordEntry>
 
 std::string identity_extra_args(std::string_view identity_json)
 {
-  rapidjson::Document doc;
-  doc.Parse(identity_json.data(), identity_json.size());
-  return doc.HasParseError() || !doc.IsObject() ? std::string() : extra_args_of(doc);
+  const auto id = run::try_parse_identity(identity_json);
+  return id ? extra_args_of(*id) : std::string();
 }
 
 std::string identity_executor(std::string_view identity_json)
 {
-  rapidjson::Document doc;
-  doc.Parse(identity_json.data(), identity_json.size());
-  return doc.HasParseError() || !doc.IsObject() ? std::string("process") : executor_of(doc);
+  const auto id = run::try_parse_identity(identity_json);
+  return id ? id->executor : std::string("process");
 }
 
 std::string_view read_input(const std::string& path, std::vector<char>& buffer, std::size_t head, bool regular_only)
@@ -253,11 +212,11 @@ Run load(const Source& source, std::shared_ptr<util::Arena> arena)
       if (!e && real.compare(0, real_dir.size(), real_dir) == 0) {
         return file.string();
       }
-      run.warnings.push_back({what.empty() ? file.string() : (dir / "run_identity.json").string(), 0,
+      run.warnings.push_back({what.empty() ? file.string() : (dir / run::k_identity_file).string(), 0,
                               fmt::format("{}resolves outside the run folder (to {}): not read", what, real)});
       return std::string();
     };
-    if (const auto identity = inside(dir / "run_identity.json", ""); !identity.empty()) {
+    if (const auto identity = inside(dir / run::k_identity_file, ""); !identity.empty()) {
       read_identity(run, identity);
     }
     run.info.log_file = inside(dir / "run.log", "");

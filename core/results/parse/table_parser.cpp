@@ -1,5 +1,6 @@
 #include "results/parse/table_parser.hpp"
 
+#include "results/parse/marker_names.hpp"
 #include "results/parse/markers.hpp"
 #include "results/parse/table_lines.hpp"
 #include "util/flat_index.hpp"
@@ -12,6 +13,8 @@
 namespace zl::results::parse {
 
 namespace {
+
+namespace names = marker_names;
 
 bool starts_with(std::string_view s, std::string_view p)
 {
@@ -259,28 +262,28 @@ void Parser::end_table()
 
 void Parser::marker(Marker m)
 {
-  if (m.name == "ZL_RUN") {
+  if (m.name == names::k_zl_run) {
     m_run_timer = m_store.copy(m.get("timer"));
     m_out.run_header = static_cast<std::int64_t>(m_out.markers.size());
-  } else if (m.name == "ZL_TIMER") {
+  } else if (m.name == names::k_zl_timer) {
     if (!m.has("timer")) {
-      report(m_line, "ZL_TIMER marker without timer=: the rows that follow keep the previous timer");
+      report(m_line, fmt::format("{} marker without timer=: the rows that follow keep the previous timer", m.name));
     }
     Scope s;
     s.node = m.get("node");
     s.op = m.get("op");
     s.timer = m.has("timer") ? m_store.copy(m.get("timer")) : m_scopes.back().timer;
     m_scopes.push_back(std::move(s));
-  } else if (m.name == "BENCHMARK_DIRECT_NO_CUDAGRAPH") {
+  } else if (m.name == names::k_benchmark_direct_no_cudagraph) {
     if (!m.has("op") || !m.has("dtype") || !m.has("shape")) {
-      report(m_line, "BENCHMARK_DIRECT_NO_CUDAGRAPH marker without op=, dtype= and shape=: it matches no row");
+      report(m_line, fmt::format("{} marker without op=, dtype= and shape=: it matches no row", m.name));
     } else {
       m_scopes.back().fallbacks.push_back({m.get("op"), m.get("dtype"), m.get("shape"), m_out.markers.size()});
     }
-  } else if (m.name == "BENCHMARK_CAPTURE_POISONED") {
+  } else if (m.name == names::k_benchmark_capture_poisoned) {
     m_scopes.back().poisoned.push_back(m_out.markers.size());
   }
-  m.op = m.has("op") && m.name != "ZL_RUN" ? m.get("op") : m_scopes.back().op;
+  m.op = m.has("op") && m.name != names::k_zl_run ? m.get("op") : m_scopes.back().op;
   m_out.markers.push_back(std::move(m));
 }
 
@@ -321,7 +324,7 @@ void Parser::resolve_pending()
     // zl_identity said FlagGems refused a dtype there: pytest's line for it may be cut before
     // the words is_dtype_refusal knows.
     const bool refused = std::any_of(m_out.markers.begin(), m_out.markers.end(), [&](const Marker& m) {
-      return m.name == "ZL_UNSUPPORTED" && same_node(m.get("node"), f.node);
+      return m.name == names::k_zl_unsupported && same_node(m.get("node"), f.node);
     });
     if (refused) {
       continue;
