@@ -5,7 +5,7 @@
 // (bench/compare_parsers.sh does both).
 #include "results/compare/ab.hpp"
 #include "results/parse/sources.hpp"
-#include "results/report/format.hpp"
+#include "results/text/format.hpp"
 
 #include <benchmark/benchmark.h>
 #include <boost/filesystem.hpp>
@@ -115,7 +115,7 @@ void BM_SummaryAb(benchmark::State& state)
     const auto a = side("A", threads);
     const auto b = side("B", threads);
     const auto result = compare::compare(a, b, {});
-    const auto text = report::format_ab(result, report::AbView{"A", "B", "", "", false, {}}, report::Format::text);
+    const auto text = text::format_ab(result, text::AbView{"A", "B", "", "", false, {}}, text::Format::text);
     benchmark::DoNotOptimize(text.data());
     rows = 0;
     for (const auto* runs : {&a, &b}) {
@@ -138,7 +138,7 @@ void BM_PairAndTable(benchmark::State& state)
   for (auto _ : state) {
     const auto result = compare::compare(a, b, {});
     benchmark::DoNotOptimize(
-        report::format_ab(result, report::AbView{"A", "B", "", "", false, {}}, report::Format::text).data());
+        text::format_ab(result, text::AbView{"A", "B", "", "", false, {}}, text::Format::text).data());
   }
 }
 BENCHMARK(BM_PairAndTable)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -5,8 +5,8 @@
 #include "results/compare/ab.hpp"
 #include "results/compare/summary.hpp"
 #include "results/parse/sources.hpp"
-#include "results/report/format.hpp"
 #include "results/store/store.hpp"
+#include "results/text/format.hpp"
 #include "util/error.hpp"
 
 #include <fmt/format.h>
@@ -102,7 +102,7 @@ int cmd_summary(Context&, const Args& args)
   }
   const auto paths = vm->count("path") ? (*vm)["path"].as<std::vector<std::string>>() : std::vector<std::string>();
   const bool ab = (*vm)["ab"].as<bool>();
-  const auto format = results::report::parse_format((*vm)["format"].as<std::string>());
+  const auto format = results::text::parse_format((*vm)["format"].as<std::string>());
   if (ab && paths.size() != 2) {
     throw Error("--ab compares two sides: zl summary --ab A B (each a run folder, campaign folder or log)");
   }
@@ -123,7 +123,7 @@ int cmd_summary(Context&, const Args& args)
     const auto runs = paths.empty() ? store->load() : read_runs("summary", found, store.get());
     auto summary = results::compare::summarize(runs, found.ops);
     summary.attempts = found.attempts;
-    std::cout << results::report::format_summary(summary, paths, format);
+    std::cout << results::text::format_summary(summary, paths, format);
     return k_exit_ok;
   }
 
@@ -136,9 +136,9 @@ int cmd_summary(Context&, const Args& args)
   const bool force = (*vm)["force"].as<bool>();
   refuse_caliber_difference(a, b, force);
   const auto result = results::compare::compare(a, b, options);
-  results::report::AbView view{
+  results::text::AbView view{
       paths[0], paths[1], calibers(a), calibers(b), force, options, results::parse::unfinished_ops(found_a, found_b)};
-  std::cout << results::report::format_ab(result, view, format);
+  std::cout << results::text::format_ab(result, view, format);
   if (options.fail_on_regression && (!result.regressions.empty() || result.pairings.empty())) {
     std::cerr << (result.pairings.empty()
                       ? "zl summary: nothing paired: --fail-on-regression cannot pass on no comparison\n"

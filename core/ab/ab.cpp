@@ -6,7 +6,7 @@
 #include "results/compare/ab.hpp"
 #include "results/compare/summary.hpp"
 #include "results/parse/sources.hpp"
-#include "results/report/format.hpp"
+#include "results/text/format.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/json.hpp"
@@ -55,7 +55,7 @@ std::string compare(const AbSpec& spec, const std::string& a, const std::string&
 {
   const auto runs_a = results::parse::load_all(results::parse::discover(a));
   const auto runs_b = results::parse::load_all(results::parse::discover(b));
-  results::report::AbView view;
+  results::text::AbView view;
   view.a_path = a;
   view.b_path = b;
   auto caliber = [](const std::vector<results::Run>& side) {
@@ -69,7 +69,7 @@ std::string compare(const AbSpec& spec, const std::string& a, const std::string&
   view.b_caliber = caliber(runs_b) + fmt::format("; {}={}", spec.axis, spec.values[1]);
   view.forced = true;
   const auto r = results::compare::compare(runs_a, runs_b, view.options);
-  return banner_text + results::report::format_ab(r, view, results::report::Format::text);
+  return banner_text + results::text::format_ab(r, view, results::text::Format::text);
 }
 
 } // namespace

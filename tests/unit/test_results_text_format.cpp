@@ -1,4 +1,4 @@
-#include "results/report/format.hpp"
+#include "results/text/format.hpp"
 
 #include "fixture.hpp"
 #include "results_helpers.hpp"
@@ -7,7 +7,7 @@
 #include <doctest/doctest.h>
 #include <rapidjson/document.h>
 
-using namespace zl::results::report;
+using namespace zl::results::text;
 using zl::results::Run;
 using zl::results::compare::AbOptions;
 using zl::results::compare::compare;
@@ -26,7 +26,7 @@ std::vector<Run> fixture_runs(std::initializer_list<const char*> names)
 
 } // namespace
 
-TEST_CASE("zl::results::report::format_summary")
+TEST_CASE("zl::results::text::format_summary")
 {
   const auto runs = fixture_runs({"tflops.log", "markers.log"});
   const auto s = summarize(runs);
@@ -48,7 +48,7 @@ TEST_CASE("zl::results::report::format_summary")
   CHECK_THROWS_WITH_AS(parse_format("html"), "--format html is not known; use one of: text, md, csv, json", zl::Error);
 }
 
-TEST_CASE("zl::results::report::render")
+TEST_CASE("zl::results::text::render")
 {
   Table t{{"OP", "N"}, {false, true}, {{"abs", "1"}, {"a,b", "10"}}};
   CHECK(render(t, Format::text) == "OP    N\nabs   1\na,b  10\n");
@@ -56,7 +56,7 @@ TEST_CASE("zl::results::report::render")
   CHECK(render(t, Format::md) == "| OP | N |\n| --- | ---: |\n| abs | 1 |\n| a,b | 10 |\n");
 }
 
-TEST_CASE("zl::results::report::format_ab")
+TEST_CASE("zl::results::text::format_ab")
 {
   std::vector<Run> a, b;
   a.push_back(zl::test::run_of(zl::test::table("abs", "torch.float16", {{"[torch.Size([64])]", 1, 1}})));

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace zl::results::report {
+namespace zl::results::text {
 
 enum class Format { text, md, csv, json };
 
@@ -45,4 +45,4 @@ struct AbView
 
 std::string format_ab(const compare::AbResult& r, const AbView& view, Format f);
 
-} // namespace zl::results::report
+} // namespace zl::results::text

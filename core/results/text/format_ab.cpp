@@ -1,11 +1,12 @@
 // zl summary --ab's output.
-#include "results/report/format.hpp"
+#include "results/text/format.hpp"
 
+#include "results/parse/marker_names.hpp"
 #include "util/json.hpp"
 
 #include <fmt/format.h>
 
-namespace zl::results::report {
+namespace zl::results::text {
 
 using namespace compare; // the report renders what compare computes
 
@@ -97,7 +98,7 @@ std::string json(const AbResult& r, const AbView& v)
   w.StartArray();
   for (const auto& [side, o] : v.unfinished) {
     w.StartObject();
-    j.field("side", std::string(1, side)), j.field("op", o.op), j.field("status", o.status);
+    j.field("side", std::string(1, side)), j.field("op", o.op), j.field("status", std::string(name(o.status)));
     w.EndObject();
   }
   w.EndArray();
@@ -195,7 +196,7 @@ std::string format_ab(const AbResult& r, const AbView& v, Format f)
   if (!v.unfinished.empty()) {
     std::vector<std::string> ops;
     for (const auto& [side, o] : v.unfinished) {
-      ops.push_back(fmt::format("{}: {} ({})", side, o.op, o.status));
+      ops.push_back(fmt::format("{}: {} ({})", side, o.op, name(o.status)));
     }
     out += fmt::format("{}did not finish ok: {} (from ops_status.csv: its rows, if any, are partial)\n", item,
                        fmt::join(ops, "; "));
@@ -210,8 +211,9 @@ std::string format_ab(const AbResult& r, const AbView& v, Format f)
   out += "\n" + render(op_table(r, f), f) + "\n";
   if (r.total.fallback_pairs > 0) {
     out += fmt::format("{}* the range includes {} with rows timed directly after graph capture was refused "
-                       "(BENCHMARK_DIRECT_NO_CUDAGRAPH), a different regime\n",
-                       md ? "\\" : "", counted(r.total.fallback_pairs, "pairing"));
+                       "({}), a different regime\n",
+                       md ? "\\" : "", counted(r.total.fallback_pairs, "pairing"),
+                       parse::marker_names::k_benchmark_direct_no_cudagraph);
   }
   if (r.tested) {
     out +=
@@ -264,4 +266,4 @@ std::string format_ab(const AbResult& r, const AbView& v, Format f)
   return out;
 }
 
-} // namespace zl::results::report
+} // namespace zl::results::text

@@ -1,5 +1,6 @@
-#include "results/report/format.hpp"
+#include "results/text/format.hpp"
 
+#include "results/parse/marker_names.hpp"
 #include "util/error.hpp"
 #include "util/json.hpp"
 
@@ -7,7 +8,7 @@
 
 #include <algorithm>
 
-namespace zl::results::report {
+namespace zl::results::text {
 
 using namespace compare; // the report renders what compare computes
 
@@ -61,8 +62,8 @@ std::string unfinished(const std::vector<OpOutcome>& ops, bool declined)
 {
   std::string out;
   for (const auto& o : ops) {
-    if (o.status != "ok" && settled(o.status) == declined) {
-      out += fmt::format("{}{} {}", out.empty() ? "" : ", ", o.op, o.status);
+    if (o.status != OpState::ok && settled(o.status) == declined) {
+      out += fmt::format("{}{} {}", out.empty() ? "" : ", ", o.op, name(o.status));
     }
   }
   return out;
@@ -196,7 +197,7 @@ std::string format_summary(const Summary& s, const std::vector<std::string>& pat
     w.StartArray();
     for (const auto& o : s.ops) {
       w.StartObject();
-      j.field("campaign", o.campaign), j.field("op", o.op), j.field("status", o.status);
+      j.field("campaign", o.campaign), j.field("op", o.op), j.field("status", std::string(name(o.status)));
       w.EndObject();
     }
     w.EndArray();
@@ -258,8 +259,8 @@ std::string format_summary(const Summary& s, const std::vector<std::string>& pat
   }
   // The two markers the issue names are always counted, so that a zero is visible.
   std::map<std::string, long long> markers = s.markers;
-  markers.emplace("BENCHMARK_CAPTURE_POISONED", 0);
-  markers.emplace("AUTOTUNE_REPLAY_FALLBACK", 0);
+  markers.emplace(parse::marker_names::k_benchmark_capture_poisoned, 0);
+  markers.emplace(parse::marker_names::k_autotune_replay_fallback, 0);
   out += md ? "\n" : "markers:\n";
   for (const auto& [name, count] : markers) {
     const auto ops = s.marker_ops.find(name);
@@ -269,4 +270,4 @@ std::string format_summary(const Summary& s, const std::vector<std::string>& pat
   return out;
 }
 
-} // namespace zl::results::report
+} // namespace zl::results::text
