@@ -2,6 +2,7 @@
 
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/output.hpp"
 #include "util/process.hpp"
 #include "util/signals.hpp"
 
@@ -10,7 +11,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
-#include <iostream>
 
 extern char** environ;
 
@@ -51,7 +51,8 @@ std::vector<SideRun> run_rounds(const AbSpec& spec, bool& interrupted)
       child.new_process_group = true;
       child.parent_death_signal = SIGTERM; // if zl ab dies, zl run still ends pytest's tree
       child.on_spawn = [&forwarding](int pid) { forwarding.watch(pid); };
-      std::cerr << fmt::format("zl ab: round {}/{} side {} ({}={})\n", round, spec.rounds, side, spec.axis, r.value);
+      util::out().say(
+          fmt::format("zl ab: round {}/{} side {} ({}={})\n", round, spec.rounds, side, spec.axis, r.value));
       std::ofstream log(fmt::format("{}/logs/{}-round-{}.log", spec.out_dir, side, round), std::ios::binary);
       auto to_log = [&log](std::string_view s) { log.write(s.data(), static_cast<std::streamsize>(s.size())); };
       const auto start = std::chrono::steady_clock::now();

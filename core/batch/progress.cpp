@@ -1,13 +1,12 @@
 #include "batch/progress.hpp"
 
-#include "results/model.hpp"
+#include "util/output.hpp"
 #include "util/string.hpp"
 
 #include <fmt/format.h>
 
-#include <cstdio>
+#include <cmath>
 #include <cstdlib>
-#include <unistd.h>
 
 namespace zl::batch {
 
@@ -15,9 +14,24 @@ namespace {
 
 std::string clock_text(double seconds)
 {
-  const auto s = static_cast<long long>(seconds + 0.5);
+  const auto s = std::llround(seconds);
   return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
                    : fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+const char* ansi_color(results::Tone tone)
+{
+  switch (tone) {
+  case results::Tone::ok:
+    return "32"; // green
+  case results::Tone::declined:
+    return "36"; // cyan
+  case results::Tone::stopped:
+    return "33"; // yellow
+  case results::Tone::failed:
+    break;
+  }
+  return "31"; // red
 }
 
 } // namespace
@@ -33,7 +47,7 @@ std::string makespan_text(double makespan_s, double total_work_s, size_t devices
 }
 
 Progress::Progress(size_t total, size_t devices)
-  : m_total(total), m_devices(devices == 0 ? 1 : devices), m_tty(::isatty(STDERR_FILENO) != 0)
+  : m_total(total), m_devices(devices == 0 ? 1 : devices), m_tty(util::out().terminal())
 {
   const char* no_color = std::getenv("NO_COLOR");
   m_color = m_tty && (no_color == nullptr || *no_color == '\0');
@@ -42,20 +56,15 @@ Progress::Progress(size_t total, size_t devices)
 void Progress::line(const std::string& text)
 {
   // On a terminal the status line is cleared first, so the plain line scrolls above it.
-  std::fprintf(stderr, "%s%s\n", m_tty ? "\r\033[K" : "", text.c_str());
-  std::fflush(stderr);
+  util::out().say(fmt::format("{}{}\n", m_tty ? "\r\033[K" : "", text));
 }
 
-std::string Progress::color(const std::string& status, const std::string& text) const
+std::string Progress::color(results::OpState status, std::string_view text) const
 {
   if (!m_color) {
-    return text;
+    return std::string(text);
   }
-  const char* code = status == "ok"                                   ? "32"
-                     : results::settled(status)                       ? "36"
-                     : status == "interrupted" || status == "timeout" ? "33"
-                                                                      : "31";
-  return fmt::format("\033[{}m{}\033[0m", code, text);
+  return fmt::format("\033[{}m{}\033[0m", ansi_color(results::tone(status)), text);
 }
 
 void Progress::started(const std::string& op, unsigned device)
@@ -66,7 +75,7 @@ void Progress::started(const std::string& op, unsigned device)
   }
 }
 
-void Progress::finished(const std::string& op, const std::string& status, double seconds, long long rows,
+void Progress::finished(const std::string& op, results::OpState status, double seconds, long long rows,
                         std::optional<unsigned> device)
 {
   m_running.erase(op);
@@ -76,7 +85,7 @@ void Progress::finished(const std::string& op, const std::string& status, double
     return; // kept from an earlier attempt (--resume)
   }
   line(fmt::format("zl batch: [{}/{}] {} {} on device {} ({:.1f} s, {} rows)", m_done, m_total, op,
-                   color(status, status), *device, seconds, rows));
+                   color(status, results::name(status)), *device, seconds, rows));
 }
 
 void Progress::note(const std::string& text)
@@ -100,8 +109,7 @@ void Progress::refresh(size_t pending)
   }
   left += mean * static_cast<double>(pending);
   const auto eta = m_done > 0 ? "ETA " + clock_text(left / static_cast<double>(m_devices)) : std::string("ETA ?");
-  std::fprintf(stderr, "\r\033[K[%zu/%zu] %s | %s", m_done, m_total, util::join(running, ", ").c_str(), eta.c_str());
-  std::fflush(stderr);
+  util::out().say(fmt::format("\r\033[K[{}/{}] {} | {}", m_done, m_total, util::join(running, ", "), eta));
 }
 
 void Progress::done(double makespan_s, double total_work_s)

@@ -2,11 +2,14 @@
 // running ops and their devices, ETA), plain lines otherwise. NO_COLOR is honoured.
 #pragma once
 
+#include "results/op_state.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace zl::batch {
 
@@ -20,7 +23,7 @@ public:
   Progress(size_t total, size_t devices);
 
   void started(const std::string& op, unsigned device);
-  void finished(const std::string& op, const std::string& status, double seconds, long long rows,
+  void finished(const std::string& op, results::OpState status, double seconds, long long rows,
                 std::optional<unsigned> device);
   void note(const std::string& text);
   // Redraws the status line (terminal only). pending: ops not started yet.
@@ -30,7 +33,7 @@ public:
 
 private:
   void line(const std::string& text);
-  std::string color(const std::string& status, const std::string& text) const;
+  std::string color(results::OpState status, std::string_view text) const;
 
   size_t m_total;
   size_t m_devices;

@@ -1,12 +1,12 @@
 #include "devices/select.hpp"
 
 #include "util/error.hpp"
+#include "util/output.hpp"
 #include "util/string.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <iostream>
 
 namespace zl::devices {
 
@@ -27,7 +27,7 @@ loader::Enumeration enumerate(const loader::Module& backend)
   }
   if (!e.mask_note.empty()) {
     // The mask is read as the runtime reads it; where that drops entries, the user should know.
-    std::cerr << fmt::format("zl: note: the inherited mask {}: {}\n", e.mask, e.mask_note);
+    util::out().say(fmt::format("zl: note: the inherited mask {}: {}\n", e.mask, e.mask_note));
   }
   return e;
 }

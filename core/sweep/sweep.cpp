@@ -3,6 +3,7 @@
 #include "batch/folder.hpp"
 #include "devices/select.hpp"
 #include "results/parse/marker_format.hpp"
+#include "results/parse/marker_names.hpp"
 #include "run/identity.hpp"
 #include "run/node.hpp"
 #include "run/plan.hpp"
@@ -14,6 +15,7 @@
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/json.hpp"
+#include "util/output.hpp"
 #include "util/string.hpp"
 
 #include <boost/filesystem.hpp>
@@ -22,7 +24,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <iostream>
 
 namespace zl::sweep {
 
@@ -30,9 +31,11 @@ namespace fs = boost::filesystem;
 
 namespace {
 
-void say(const std::string& name, const std::vector<std::pair<std::string, std::string>>& fields)
+namespace names = results::parse::marker_names;
+
+void say(std::string_view name, const std::vector<std::pair<std::string, std::string>>& fields)
 {
-  std::cout << results::parse::marker_line(name, fields) << std::endl;
+  util::out().result(results::parse::marker_line(name, fields) + "\n");
 }
 
 std::string where_of(const shapes::Target& t)
@@ -54,29 +57,29 @@ void print_resolution(const shapes::Resolution& r)
       if (!t.problem.empty()) {
         fields.emplace_back("reason", t.problem);
       }
-      say("SWEEP_UNRESOLVED", fields);
+      say(names::k_sweep_unresolved, fields);
       continue;
     }
     fields.insert(fields.end(), {{"shapes", std::to_string(t.shapes.size())},
                                  {"tried", util::join(tried, ",")},
                                  {"certain", t.certain ? "true" : "false"}});
-    say("SWEEP_RESOLVED", fields);
+    say(names::k_sweep_resolved, fields);
     if (!t.calls.empty()) {
       std::vector<std::string> chain;
       for (const auto& link : t.calls.front().chain) {
         chain.push_back(link.where.empty() ? link.name : fmt::format("{} ({})", link.name, link.where));
       }
-      std::cout << "  chain: " << util::join(chain, " -> ") << "\n";
+      util::out().result(fmt::format("  chain: {}\n", util::join(chain, " -> ")));
     }
-    std::cout << fmt::format("  shapes ({}) from {}:\n", t.shape_desc.empty() ? "M, N" : t.shape_desc, r.shape_file);
+    util::out().result(
+        fmt::format("  shapes ({}) from {}:\n", t.shape_desc.empty() ? "M, N" : t.shape_desc, r.shape_file));
     for (const auto& s : t.shapes) {
-      std::cout << "    " << s << "\n";
+      util::out().result(fmt::format("    {}\n", s));
     }
   }
   for (const auto& note : r.notes) {
-    std::cout << "  note: " << note << "\n";
+    util::out().result(fmt::format("  note: {}\n", note));
   }
-  std::cout << std::flush;
 }
 
 std::vector<loader::Device> choose_devices(const Request& r, const loader::Module& backend)
@@ -100,16 +103,16 @@ std::string default_out(const std::string& op, const std::string& backend)
 std::string serial_reason(const Request& r, const shapes::Resolution& res, size_t devices)
 {
   if (r.level == "comprehensive") {
-    std::cerr << "zl: sweep: --level comprehensive is not sharded: each benchmark class adds shapes in Python "
-                 "(set_more_shapes) that no static reading sees, so shards would tune a subset (the earlier "
-                 "harness swept 5 of mm's 29 shapes and its consumer then hit 90 key_missing fallbacks); running "
-                 "the serial sweep instead\n";
+    util::out().say("zl: sweep: --level comprehensive is not sharded: each benchmark class adds shapes in Python "
+                    "(set_more_shapes) that no static reading sees, so shards would tune a subset (the earlier "
+                    "harness swept 5 of mm's 29 shapes and its consumer then hit 90 key_missing fallbacks); running "
+                    "the serial sweep instead\n");
     return "comprehensive";
   }
   if (!res.complete()) {
-    std::cerr << fmt::format("zl: sweep: the shapes of {} cannot be resolved statically (tried {}); running the "
-                             "serial sweep instead\n",
-                             r.op, util::join(res.tried(), ", "));
+    util::out().say(fmt::format("zl: sweep: the shapes of {} cannot be resolved statically (tried {}); running the "
+                                "serial sweep instead\n",
+                                r.op, util::join(res.tried(), ", ")));
     return "unresolved";
   }
   if (devices < 2) {
@@ -146,8 +149,8 @@ int resolve_only(const Request& r)
 {
   const auto resolution = resolve(r);
   if (!resolution.complete()) {
-    std::cerr << fmt::format("zl: sweep: no shapes resolved for op {} in {}: tried {}\n", r.op, resolution.shape_file,
-                             util::join(resolution.tried(), ", "));
+    util::out().say(fmt::format("zl: sweep: no shapes resolved for op {} in {}: tried {}\n", r.op,
+                                resolution.shape_file, util::join(resolution.tried(), ", ")));
     return k_sweep_failed;
   }
   return k_sweep_published;

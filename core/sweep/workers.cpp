@@ -3,11 +3,13 @@
 #include "exec/invocation.hpp"
 #include "loader/fields.hpp"
 #include "results/parse/marker_format.hpp"
+#include "results/parse/marker_names.hpp"
 #include "run/identity.hpp"
 #include "sweep/shards.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/json.hpp"
+#include "util/output.hpp"
 #include "util/process.hpp"
 #include "util/string.hpp"
 
@@ -18,7 +20,6 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <iostream>
 #include <mutex>
 #include <thread>
 
@@ -29,6 +30,8 @@ namespace zl::sweep {
 namespace fs = boost::filesystem;
 
 namespace {
+
+namespace names = results::parse::marker_names;
 
 // Inputs of `zl run` that would override what the sweep tells its workers.
 const char* const k_worker_unset[] = {"REPLAY_FROM", "SHAPE_MODE",  "SHAPE_FILE",           "OP",        "OP_FILE",
@@ -49,10 +52,10 @@ std::vector<std::string> worker_environment()
 
 std::mutex g_out;
 
-void say(const std::string& name, const std::vector<std::pair<std::string, std::string>>& fields)
+void say(std::string_view name, const std::vector<std::pair<std::string, std::string>>& fields)
 {
   const std::lock_guard<std::mutex> lock(g_out);
-  std::cout << results::parse::marker_line(name, fields) << std::endl;
+  util::out().result(results::parse::marker_line(name, fields) + "\n");
 }
 
 } // namespace
@@ -88,12 +91,12 @@ void Sweep::run_workers(std::vector<Worker>& workers) const
   const auto env = worker_environment();
   std::vector<std::thread> threads;
   for (auto& w : workers) {
-    say("SWEEP_WORKER_START", {{"worker", w.label},
-                               {"device", std::to_string(w.device.index)},
-                               {"uuid", w.device.uuid},
-                               {"shapes", w.shapes ? std::to_string(w.shapes) : "all"},
-                               {"run_dir", w.run_dir},
-                               {"log", w.log}});
+    say(names::k_sweep_worker_start, {{"worker", w.label},
+                                      {"device", std::to_string(w.device.index)},
+                                      {"uuid", w.device.uuid},
+                                      {"shapes", w.shapes ? std::to_string(w.shapes) : "all"},
+                                      {"run_dir", w.run_dir},
+                                      {"log", w.log}});
     threads.emplace_back([this, &w, &env] {
       util::SpawnSpec spec;
       spec.argv = argv_for(w);
@@ -124,10 +127,10 @@ void Sweep::run_workers(std::vector<Worker>& workers) const
       if (log != nullptr) {
         std::fclose(log);
       }
-      say("SWEEP_WORKER_END", {{"worker", w.label},
-                               {"rc", std::to_string(w.exit_code)},
-                               {"wall_s", fmt::format("{:.1f}", w.wall_s)},
-                               {"error", w.error}});
+      say(names::k_sweep_worker_end, {{"worker", w.label},
+                                      {"rc", std::to_string(w.exit_code)},
+                                      {"wall_s", fmt::format("{:.1f}", w.wall_s)},
+                                      {"error", w.error}});
     });
   }
   for (auto& t : threads) {
@@ -157,19 +160,19 @@ std::string Sweep::sharded()
   for (const auto& w : m_shards) {
     if (w.exit_code != 0) {
       failed = true;
-      say("SWEEP_SHARD_FAILED", {{"worker", w.label},
-                                 {"device", std::to_string(w.device.index)},
-                                 {"rc", std::to_string(w.exit_code)},
-                                 {"run_dir", w.run_dir},
-                                 {"log", w.log}});
-      std::cerr << fmt::format("zl: sweep: {} on device {} exited {}{}; its run folder {} and log {} are kept\n",
-                               w.label, w.device.index, w.exit_code, w.error.empty() ? "" : " (" + w.error + ")",
-                               w.run_dir, w.log);
+      say(names::k_sweep_shard_failed, {{"worker", w.label},
+                                        {"device", std::to_string(w.device.index)},
+                                        {"rc", std::to_string(w.exit_code)},
+                                        {"run_dir", w.run_dir},
+                                        {"log", w.log}});
+      util::out().say(fmt::format("zl: sweep: {} on device {} exited {}{}; its run folder {} and log {} are kept\n",
+                                  w.label, w.device.index, w.exit_code, w.error.empty() ? "" : " (" + w.error + ")",
+                                  w.run_dir, w.log));
     }
   }
   if (failed) {
-    std::cerr << "zl: sweep: a shard that failed never tuned its shapes, so the sharded result is discarded "
-                 "whole; running the serial sweep instead\n";
+    util::out().say("zl: sweep: a shard that failed never tuned its shapes, so the sharded result is discarded "
+                    "whole; running the serial sweep instead\n");
     return "shard_failed";
   }
   std::vector<ShardRecords> records;
@@ -180,24 +183,24 @@ std::string Sweep::sharded()
   if (!merged.conflicts.empty()) {
     m_conflicts = merged.conflicts;
     for (const auto& c : merged.conflicts) {
-      say("SWEEP_MERGE_CONFLICT", {{"kernel", c.kernel},
-                                   {"key", c.key},
-                                   {"shards", fmt::format("{},{}", c.first_shard, c.other_shard)},
-                                   {"configs", c.first_config + " " + c.other_config}});
+      say(names::k_sweep_merge_conflict, {{"kernel", c.kernel},
+                                          {"key", c.key},
+                                          {"shards", fmt::format("{},{}", c.first_shard, c.other_shard)},
+                                          {"configs", c.first_config + " " + c.other_config}});
     }
-    std::cerr << "zl: sweep: shards settled one key on different configs (two shapes share the key), so the "
-                 "winner would depend on the split; running the serial sweep instead\n";
+    util::out().say("zl: sweep: shards settled one key on different configs (two shapes share the key), so the "
+                    "winner would depend on the split; running the serial sweep instead\n");
     return "merge_conflict";
   }
   m_published = m_out + "/autotune_records";
   publish_files(merged.files, m_published);
   m_kernels = merged.kernels;
   m_keys = merged.keys;
-  say("SWEEP_PUBLISHED", {{"mode", "sharded"},
-                          {"records", m_published},
-                          {"kernels", std::to_string(m_kernels)},
-                          {"keys", std::to_string(m_keys)},
-                          {"shards", std::to_string(m_shards.size())}});
+  say(names::k_sweep_published, {{"mode", "sharded"},
+                                 {"records", m_published},
+                                 {"kernels", std::to_string(m_kernels)},
+                                 {"keys", std::to_string(m_keys)},
+                                 {"shards", std::to_string(m_shards.size())}});
   return "";
 }
 
@@ -205,7 +208,7 @@ int Sweep::serial(const std::string& reason)
 {
   m_mode = "serial";
   m_reason = reason;
-  say("SWEEP_SERIAL", {{"reason", reason}, {"device", std::to_string(m_devices.front().index)}});
+  say(names::k_sweep_serial, {{"reason", reason}, {"device", std::to_string(m_devices.front().index)}});
   std::vector<Worker> one(1);
   one[0].label = "serial";
   one[0].device = m_devices.front();
@@ -214,17 +217,17 @@ int Sweep::serial(const std::string& reason)
   run_workers(one);
   m_serial = one[0];
   if (m_serial->exit_code != 0) {
-    say("SWEEP_FAILED", {{"reason", "serial_failed"},
-                         {"rc", std::to_string(m_serial->exit_code)},
-                         {"run_dir", m_serial->run_dir},
-                         {"log", m_serial->log}});
-    std::cerr << fmt::format("zl: sweep: the serial sweep exited {}; nothing is published (see {} and {})\n",
-                             m_serial->exit_code, m_serial->log, m_serial->run_dir);
+    say(names::k_sweep_failed, {{"reason", "serial_failed"},
+                                {"rc", std::to_string(m_serial->exit_code)},
+                                {"run_dir", m_serial->run_dir},
+                                {"log", m_serial->log}});
+    util::out().say(fmt::format("zl: sweep: the serial sweep exited {}; nothing is published (see {} and {})\n",
+                                m_serial->exit_code, m_serial->log, m_serial->run_dir));
     return k_sweep_failed;
   }
   m_published = m_out + "/autotune_records";
   publish_copy(m_serial->run_dir + "/autotune_records", m_published);
-  say("SWEEP_PUBLISHED", {{"mode", "serial"}, {"reason", reason}, {"records", m_published}});
+  say(names::k_sweep_published, {{"mode", "serial"}, {"reason", reason}, {"records", m_published}});
   return k_sweep_published;
 }
 

@@ -3,6 +3,7 @@
 #include "results/parse/sources.hpp"
 #include "results/store/schema.hpp"
 #include "util/error.hpp"
+#include "util/output.hpp"
 
 #include <fmt/format.h>
 #include <rapidjson/document.h>
@@ -11,7 +12,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <iostream>
+#include <sstream>
 
 namespace zl::results::store {
 
@@ -80,7 +81,8 @@ struct Store::Impl
 {
   explicit Impl(const std::string& path) : db(path) { db.migrate(); }
   Db db;
-  std::ostream* report = &std::cerr;
+  std::ostream* report = nullptr;
+  bool to_output = true; // report through util::out() (until set_report_stream)
 };
 
 Store::Store(const std::string& path) : m_impl(std::make_unique<Impl>(path)) {}
@@ -94,6 +96,7 @@ sqlite3* Store::handle() const
 void Store::set_report_stream(std::ostream* out)
 {
   m_impl->report = out;
+  m_impl->to_output = false;
 }
 
 long long Store::ingest_run(const std::string& run_dir)
@@ -103,9 +106,13 @@ long long Store::ingest_run(const std::string& run_dir)
     throw Error(fmt::format("{} is not a run folder (no run_identity.json or run.log)", run_dir));
   }
   const auto run = parse::load(parse::Source{path, parse::Source::Kind::run_folder});
-  if (m_impl->report != nullptr) {
-    parse::print_diagnostics(*m_impl->report, run.diagnostics);
-    parse::print_diagnostics(*m_impl->report, run.foreign);
+  std::ostringstream said;
+  if (auto* report = m_impl->to_output ? &said : m_impl->report) {
+    parse::print_diagnostics(*report, run.diagnostics);
+    parse::print_diagnostics(*report, run.foreign);
+  }
+  if (!said.str().empty()) {
+    util::out().say(said.str());
   }
   return ingest(run);
 }

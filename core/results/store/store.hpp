@@ -47,7 +47,7 @@ public:
   // path order, when paths is empty. Throws Error for a path the store does not hold.
   std::vector<Run> load(const std::vector<std::string>& paths = {}) const;
 
-  // Where ingest_run reports malformed lines, as FILE:LINE: reason (default std::cerr;
+  // Where ingest_run reports malformed lines, as FILE:LINE: reason (default util::out();
   // nullptr: nowhere).
   void set_report_stream(std::ostream* out);
 
