@@ -4,24 +4,23 @@
 #include "batch/caliber.hpp"
 #include "batch/campaign.hpp"
 #include "batch/folder.hpp"
-#include "batch/slurm_campaign.hpp"
 #include "devices/select.hpp"
 #include "exec/factory.hpp"
 #include "exec/warm.hpp"
 #include "results/store/store.hpp"
 #include "run/preflight.hpp"
+#include "slurm/campaign.hpp"
 #include "slurm/cluster.hpp"
+#include "slurm/task.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/string.hpp"
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <optional>
-#include <set>
 
 namespace zl::cli {
 
@@ -101,13 +100,11 @@ size_t count_option(const std::string& text, const char* option, size_t least)
   return n;
 }
 
-} // namespace
-
-int cmd_batch(Context& ctx, const Args& args)
+std::unique_ptr<po::options_description> describe()
 {
-  po::options_description desc("Options");
+  auto desc = std::make_unique<po::options_description>("Options");
   // clang-format off
-  desc.add_options()
+  desc->add_options()
     ("flaggems", po::value<std::string>(), "FlagGems checkout (else FLAGGEMS_DIR, else the working folder if it "
                                            "holds benchmark/conftest.py)")
     ("ops", po::value<std::string>(), "comma list of ops")
@@ -150,101 +147,93 @@ int cmd_batch(Context& ctx, const Args& args)
                                              "script runs)")
     ("slurm-final", "internal: the final step of the campaign in --out (what the final batch script runs)");
   // clang-format on
-  const auto vm = parse_options("batch", k_usage, desc, args);
-  if (!vm) {
-    return 0;
+  return desc;
+}
+
+std::string text_of(const po::variables_map& vm, const char* name)
+{
+  return vm.count(name) ? vm[name].as<std::string>() : std::string();
+}
+
+std::optional<std::string> given(const po::variables_map& vm, const char* name)
+{
+  return vm.count(name) ? std::optional<std::string>(text_of(vm, name)) : std::nullopt;
+}
+
+// What a batch script runs inside the cluster: an array task, or the final step.
+int slurm_step(Context& ctx, const po::variables_map& vm)
+{
+  if (!vm.count("out")) {
+    throw Error("--slurm-task and --slurm-final need --out, the campaign folder");
   }
-  auto value = [&](const char* name) { return vm->count(name) ? (*vm)[name].as<std::string>() : std::string(); };
-  if (vm->count("slurm-task") || vm->count("slurm-final")) {
-    if (!vm->count("out")) {
-      throw Error("--slurm-task and --slurm-final need --out, the campaign folder");
-    }
-    const auto out = batch::normal_path(value("out"));
-    if (vm->count("slurm-final")) {
-      return *batch::finish_campaign(out, true);
-    }
-    const auto selection = ctx.select_backend();
-    return batch::run_task(out, count_option(value("slurm-task"), "--slurm-task", 0), *selection.module,
-                           exec::this_zl(selection.module->name(), ctx.backend_paths));
+  const auto out = batch::normal_path(text_of(vm, "out"));
+  if (vm.count("slurm-final")) {
+    return *slurm::finish_campaign(out, true);
   }
-  const int sources = static_cast<int>(vm->count("ops") + vm->count("ops-file") + vm->count("all"));
-  if (sources != 1) {
-    throw Error("say which ops: exactly one of --ops, --ops-file and --all");
-  }
-  if (vm->count("devices") && vm->count("gpus")) {
-    throw Error("--gpus is another name for --devices: give one of them");
-  }
-  auto given = [&](const char* name) {
-    return vm->count(name) ? std::optional<std::string>(value(name)) : std::nullopt;
-  };
-  run::Request where; // the FlagGems folder, found as zl run finds it
-  run::locate_flaggems(where, given("flaggems"));
-  const auto& flaggems = where.flaggems_dir;
+  const auto selection = ctx.select_backend();
+  return slurm::run_task(out, count_option(text_of(vm, "slurm-task"), "--slurm-task", 0), *selection.module,
+                         exec::this_zl(selection.module->name(), ctx.backend_paths));
+}
+
+batch::CaliberOptions caliber_options(const po::variables_map& vm, const std::string& flaggems)
+{
   batch::CaliberOptions options;
   options.flaggems_dir = flaggems;
-  options.level = given("level");
-  options.mode = given("mode");
-  options.dtypes = given("dtypes");
-  options.timer = given("timer");
-  options.shape_file = given("shape-file");
-  options.shape_mode = given("shape-mode");
-  options.replay_from = given("replay-from");
-  options.python = given("python");
-  options.isolate_tuner_cache = vm->count("isolate-tuner-cache") > 0;
-  options.executor = given("executor");
-  if (!options.executor && vm->count("resume") && vm->count("out")) {
-    options.executor = batch::recorded_executor(util::absolute(value("out")));
+  options.level = given(vm, "level");
+  options.mode = given(vm, "mode");
+  options.dtypes = given(vm, "dtypes");
+  options.timer = given(vm, "timer");
+  options.shape_file = given(vm, "shape-file");
+  options.shape_mode = given(vm, "shape-mode");
+  options.replay_from = given(vm, "replay-from");
+  options.python = given(vm, "python");
+  options.isolate_tuner_cache = vm.count("isolate-tuner-cache") > 0;
+  options.executor = given(vm, "executor");
+  if (!options.executor && vm.count("resume") && vm.count("out")) {
+    options.executor = batch::recorded_executor(util::absolute(text_of(vm, "out")));
   }
-  // Checked here, once, before any op starts or anything is written.
-  auto caliber = batch::resolve_caliber(options);
-  const bool on_slurm = caliber.executor == "slurm";
+  return options;
+}
+
+// The options of --executor slurm, refused with any other executor.
+slurm::ArrayOptions array_options(const po::variables_map& vm, bool on_slurm)
+{
   for (const char* o : {"partition", "account", "gpus-per-task", "ops-per-task", "max-concurrent", "time-per-task",
                         "sbatch-arg", "dry-run", "no-wait"}) {
-    if (vm->count(o) && !on_slurm) {
+    if (vm.count(o) && !on_slurm) {
       throw Error(fmt::format("--{} is an option of --executor slurm", o));
     }
   }
   slurm::ArrayOptions array;
-  array.partition = value("partition");
-  array.account = value("account");
-  array.time = value("time-per-task");
-  if (vm->count("gpus-per-task")) {
-    array.gpus_per_task = static_cast<unsigned>(count_option(value("gpus-per-task"), "--gpus-per-task", 0));
+  array.partition = text_of(vm, "partition");
+  array.account = text_of(vm, "account");
+  array.time = text_of(vm, "time-per-task");
+  if (vm.count("gpus-per-task")) {
+    array.gpus_per_task = static_cast<unsigned>(count_option(text_of(vm, "gpus-per-task"), "--gpus-per-task", 0));
   }
-  if (vm->count("max-concurrent")) {
-    array.max_concurrent = static_cast<unsigned>(count_option(value("max-concurrent"), "--max-concurrent", 1));
+  if (vm.count("max-concurrent")) {
+    array.max_concurrent = static_cast<unsigned>(count_option(text_of(vm, "max-concurrent"), "--max-concurrent", 1));
   }
-  if (vm->count("sbatch-arg")) {
-    array.sbatch_args = (*vm)["sbatch-arg"].as<std::vector<std::string>>();
+  if (vm.count("sbatch-arg")) {
+    array.sbatch_args = vm["sbatch-arg"].as<std::vector<std::string>>();
   }
   if (on_slurm) {
     slurm::check_options(array);
-    if (vm->count("timeout-per-op")) {
+    if (vm.count("timeout-per-op")) {
       throw Error("--timeout-per-op is not for --executor slurm: give each array task a limit with --time-per-task");
     }
-    if (!vm->count("dry-run")) {
+    if (!vm.count("dry-run")) {
       slurm::check_tools();
     }
   }
-  if (caliber.executor == "warm" || on_slurm) {
-    exec::check_warm_request(batch::base_request(caliber));
-  }
-  std::optional<double> timeout;
-  if (vm->count("timeout-per-op")) {
-    timeout = batch::parse_timeout_per_op(value("timeout-per-op"));
-  }
-  try {
-    run::preflight({flaggems, where.flaggems_dir_from, "benchmark/conftest.py", "the FlagGems folder's conftest", "",
-                    "", caliber.python});
-  } catch (const run::PreflightError& e) {
-    std::cout << e.marker() << std::endl;
-    std::cerr << "zl: preflight failed: " << e.what() << "\n";
-    return e.exit_code();
-  }
+  return array;
+}
 
-  std::vector<std::string> ops = vm->count("ops")        ? util::split(value("ops"), ',')
-                                 : vm->count("ops-file") ? batch::read_ops_file(value("ops-file"))
-                                                         : batch::all_ops(flaggems, caliber.python);
+std::vector<std::string> chosen_ops(const po::variables_map& vm, const std::string& flaggems, const std::string& python)
+{
+  const auto ops = vm.count("ops")        ? util::split(text_of(vm, "ops"), ',')
+                   : vm.count("ops-file") ? batch::read_ops_file(text_of(vm, "ops-file"))
+                                          : batch::all_ops(flaggems, python);
   for (const auto& op : ops) {
     if (!util::is_op_name(op)) {
       throw Error(fmt::format("--ops: '{}' is not an op name ([A-Za-z0-9_]+)", op));
@@ -253,87 +242,114 @@ int cmd_batch(Context& ctx, const Args& args)
   if (ops.empty()) {
     throw Error("no ops to run");
   }
+  return ops;
+}
+
+// The devices of a local campaign. A Slurm campaign's are the tasks' allocations: the submit
+// host of a cluster may have no GPU.
+std::vector<loader::Device> chosen_devices(const po::variables_map& vm, const loader::Module& backend, bool on_slurm)
+{
+  if (on_slurm) {
+    if (vm.count("gpus") || vm.count("devices")) {
+      throw Error(
+          "--devices is not for --executor slurm: each array task takes the GPUs Slurm allocated (--gpus-per-task)");
+    }
+    return {};
+  }
+  return devices::choose_list(backend, vm.count("gpus") ? given(vm, "gpus") : given(vm, "devices"),
+                              vm.count("gpus") ? "--gpus" : "--devices");
+}
+
+slurm::SubmitSpec slurm_submit(const po::variables_map& vm, const std::string& out, exec::ZlCommand zl,
+                               slurm::ArrayOptions array)
+{
+  slurm::SubmitSpec submit{out,          std::move(zl),           std::move(array),
+                           std::nullopt, vm.count("dry-run") > 0, vm.count("no-wait") == 0};
+  if (vm.count("ops-per-task")) {
+    submit.ops_per_task = count_option(text_of(vm, "ops-per-task"), "--ops-per-task", 1);
+  }
+  return submit;
+}
+
+// The FlagGems tree's conftest must exist before anything is written; 0 when it does.
+int preflight(const run::Request& where, const batch::Caliber& caliber)
+{
+  try {
+    run::preflight({where.flaggems_dir, where.flaggems_dir_from, "benchmark/conftest.py",
+                    "the FlagGems folder's conftest", "", "", caliber.python});
+  } catch (const run::PreflightError& e) {
+    std::cout << e.marker() << std::endl;
+    std::cerr << "zl: preflight failed: " << e.what() << "\n";
+    return e.exit_code();
+  }
+  return 0;
+}
+
+} // namespace
+
+int cmd_batch(Context& ctx, const Args& args)
+{
+  const auto desc = describe();
+  const auto parsed = parse_options("batch", k_usage, *desc, args);
+  if (!parsed) {
+    return 0;
+  }
+  const auto& vm = *parsed;
+  if (vm.count("slurm-task") || vm.count("slurm-final")) {
+    return slurm_step(ctx, vm);
+  }
+  if (vm.count("ops") + vm.count("ops-file") + vm.count("all") != 1) {
+    throw Error("say which ops: exactly one of --ops, --ops-file and --all");
+  }
+  if (vm.count("devices") && vm.count("gpus")) {
+    throw Error("--gpus is another name for --devices: give one of them");
+  }
+  run::Request where; // the FlagGems folder, found as zl run finds it
+  run::locate_flaggems(where, given(vm, "flaggems"));
+  // Checked here, once, before any op starts or anything is written.
+  auto caliber = batch::resolve_caliber(caliber_options(vm, where.flaggems_dir));
+  const bool on_slurm = caliber.executor == "slurm";
+  auto array = array_options(vm, on_slurm);
+  if (caliber.executor == "warm" || on_slurm) {
+    exec::check_warm_request(batch::base_request(caliber));
+  }
+  batch::CampaignSpec spec;
+  if (vm.count("timeout-per-op")) {
+    spec.timeout_per_op = batch::parse_timeout_per_op(text_of(vm, "timeout-per-op"));
+  }
+  if (const int rc = preflight(where, caliber)) {
+    return rc;
+  }
+  const auto ops = chosen_ops(vm, where.flaggems_dir, caliber.python);
   const auto selection = ctx.select_backend();
   const auto& backend = *selection.module;
-  caliber.backend = backend.name();
-
-  batch::CampaignSpec spec;
-  spec.backend = backend.name();
-  spec.out_dir = batch::campaign_folder(given("out"), backend.name());
-  batch::check_out_path(spec.out_dir, vm->count("resume") > 0);
-  // The submit host of a cluster may have no GPU: a Slurm campaign's devices are the tasks' allocations.
-  if (!on_slurm) {
-    spec.devices = devices::choose_list(backend,
-                                        vm->count("gpus")      ? std::optional(value("gpus"))
-                                        : vm->count("devices") ? std::optional(value("devices"))
-                                                               : std::nullopt,
-                                        vm->count("gpus") ? "--gpus" : "--devices");
-  } else if (vm->count("gpus") || vm->count("devices")) {
-    throw Error(
-        "--devices is not for --executor slurm: each array task takes the GPUs Slurm allocated (--gpus-per-task)");
-  }
+  caliber.backend = spec.backend = backend.name();
+  spec.out_dir = batch::campaign_folder(given(vm, "out"), backend.name());
+  batch::check_out_path(spec.out_dir, vm.count("resume") > 0);
+  spec.devices = chosen_devices(vm, backend, on_slurm);
   spec.request = batch::base_request(caliber);
-  spec.timeout_per_op = timeout;
-  const auto csv = spec.out_dir + "/ops_status.csv";
-  std::optional<results::store::Store> shared; // a bad --db is refused before the campaign folder is made
-  if (vm->count("db")) {
-    shared.emplace(util::absolute(value("db")));
+  std::optional<results::store::Store> store; // a bad --db is refused before the campaign folder is made
+  if (vm.count("db")) {
+    store.emplace(util::absolute(text_of(vm, "db")));
   }
-  auto campaign = batch::open_campaign({spec.out_dir, vm->count("resume") > 0, vm->count("force") > 0, caliber});
+  auto campaign = batch::open_campaign({spec.out_dir, vm.count("resume") > 0, vm.count("force") > 0, caliber});
   spec.lock = campaign.lock.get();
+  if (!store) {
+    store.emplace(spec.out_dir + "/" + batch::k_store_file);
+  }
+  auto expected = [&](const std::string& op) { return store->expected_duration(backend.name(), op); };
+  batch::add_ops(campaign.statuses, ops, expected);
+  const auto zl = exec::this_zl(backend.name(), ctx.backend_paths);
   if (on_slurm) {
-    batch::check_no_live_submission(spec.out_dir);
+    slurm::check_no_live_submission(spec.out_dir);
+    auto ordered = batch::order_rows(campaign.statuses, expected); // longest first, as a local campaign
+    return slurm::submit_campaign(slurm_submit(vm, spec.out_dir, zl, std::move(array)), ordered,
+                                  std::move(campaign.lock));
   }
-  std::unique_ptr<exec::Executor> executor;
-  if (!on_slurm) {
-    executor = exec::make_executor(caliber.executor,
-                                   {exec::this_zl(backend.name(), ctx.backend_paths), &backend, spec.devices});
-    spec.executor = executor.get();
-  }
-  auto& statuses = campaign.statuses;
-  if (!shared) {
-    shared.emplace(spec.out_dir + "/" + batch::k_store_file);
-  }
-  auto& store = *shared;
-  auto expected = [&](const std::string& op) { return store.expected_duration(backend.name(), op); };
-  std::set<std::string> known;
-  for (const auto& s : statuses) {
-    known.insert(s.op);
-  }
-  for (const auto& op : batch::order_longest_first(ops, expected)) {
-    if (known.insert(op).second) {
-      batch::OpStatus s;
-      s.op = op;
-      s.status = "pending";
-      statuses.push_back(s);
-    }
-  }
-  if (on_slurm) {
-    std::vector<batch::OpStatus> ordered; // longest first, as a local campaign takes them
-    for (const auto& op : batch::order_longest_first(
-             [&] {
-               std::vector<std::string> names;
-               for (const auto& s : statuses) {
-                 names.push_back(s.op);
-               }
-               return names;
-             }(),
-             expected)) {
-      ordered.push_back(*std::find_if(statuses.begin(), statuses.end(), [&](const auto& s) { return s.op == op; }));
-    }
-    batch::SlurmSubmit submit{spec.out_dir,
-                              exec::this_zl(backend.name(), ctx.backend_paths),
-                              array,
-                              std::nullopt,
-                              vm->count("dry-run") > 0,
-                              vm->count("no-wait") == 0};
-    if (vm->count("ops-per-task")) {
-      submit.ops_per_task = count_option(value("ops-per-task"), "--ops-per-task", 1);
-    }
-    return batch::submit_campaign(submit, ordered, std::move(campaign.lock));
-  }
-  const auto outcome = batch::run_campaign(spec, statuses, store, expected);
-  std::cout << csv << "\n";
+  const auto executor = exec::make_executor(caliber.executor, {zl, &backend, spec.devices});
+  spec.executor = executor.get();
+  const auto outcome = batch::run_campaign(spec, campaign.statuses, *store, expected);
+  std::cout << spec.out_dir << "/ops_status.csv\n";
   return outcome.exit_code;
 }
 

@@ -19,6 +19,9 @@ class Store;
 
 namespace zl::batch {
 
+// An op's expected duration (seconds) from earlier campaigns; nullopt when none ran it.
+using Expected = std::function<std::optional<double>(const std::string&)>;
+
 struct CampaignSpec
 {
   exec::Executor* executor = nullptr; // carries out each op; one slot per device
@@ -31,7 +34,7 @@ struct CampaignSpec
   std::optional<double> timeout_per_op; // seconds
   CampaignLock* lock = nullptr;         // told the process groups of the running ops
   // Where the rows are written; empty: <out_dir>/ops_status.csv. A Slurm array task writes its
-  // slice's rows to its own record in the shared folder (core/batch/slurm_task.cpp).
+  // slice's rows to its own record in the shared folder (core/slurm/task.cpp).
   std::string status_file;
 };
 
@@ -45,8 +48,14 @@ struct CampaignOutcome
 
 // Longest expected first (LPT); ops with no history go first, in the order given, since they
 // may be the longest of all.
-std::vector<std::string> order_longest_first(const std::vector<std::string>& ops,
-                                             const std::function<std::optional<double>(const std::string&)>& expected);
+std::vector<std::string> order_longest_first(const std::vector<std::string>& ops, const Expected& expected);
+
+// Adds each op of ops that statuses lacks as a pending row, longest expected first (--resume
+// keeps the rows it has).
+void add_ops(std::vector<OpStatus>& statuses, const std::vector<std::string>& ops, const Expected& expected);
+
+// The rows, longest expected first (a Slurm campaign slices them in this order).
+std::vector<OpStatus> order_rows(const std::vector<OpStatus>& statuses, const Expected& expected);
 
 // The ops of a FlagGems tree, sorted: every op mark of its benchmark files (pytest's collection
 // deciding where static reading is not sure: run/catalog.hpp), and, where each op has its file
@@ -64,6 +73,6 @@ void move_aside(const std::string& run_dir);
 // then Stop::kill after util::outer_stop_grace(). An executor that throws stops the campaign
 // (nothing new starts) and run_campaign throws Error naming the folder.
 CampaignOutcome run_campaign(const CampaignSpec& spec, std::vector<OpStatus>& statuses, results::store::Store& store,
-                             const std::function<std::optional<double>(const std::string&)>& expected);
+                             const Expected& expected);
 
 } // namespace zl::batch

@@ -21,7 +21,7 @@ const std::vector<std::pair<std::string, Maker>>& table()
   static const std::vector<std::pair<std::string, Maker>> t = {
       {"process", [](const ExecutorSetup& s) { return std::make_unique<ProcessExecutor>(s.zl, s.devices.size()); }},
       {"warm", [](const ExecutorSetup& s) { return std::make_unique<WarmExecutor>(s); }},
-      // Not an executor of one host: core/batch/slurm_campaign.cpp submits the campaign, and each
+      // Not an executor of one host: core/slurm/campaign.cpp submits the campaign, and each
       // array task carries out its ops with the warm executor.
       {"slurm", nullptr},
   };
@@ -47,7 +47,7 @@ std::unique_ptr<Executor> make_executor(const std::string& name, const ExecutorS
       return make(setup);
     }
   }
-  throw Error(fmt::format("--executor {} places a campaign on a cluster (core/batch/slurm_campaign.hpp); ops are "
+  throw Error(fmt::format("--executor {} places a campaign on a cluster (core/slurm/campaign.hpp); ops are "
                           "carried out by one of: process, warm",
                           name));
 }

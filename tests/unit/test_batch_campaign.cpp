@@ -110,7 +110,7 @@ struct Campaign
     spec.out_dir = dir / "campaign";
     store.set_report_stream(nullptr);
   }
-  void add(const std::string& op, const std::string& status = "pending")
+  void add(const std::string& op, results::OpState status = results::OpState::pending)
   {
     batch::OpStatus s;
     s.op = op;
@@ -173,31 +173,31 @@ TEST_CASE("zl::batch::run_campaign: statuses from exit codes and rows; ops_statu
   c.expected = {{"good", 6}, {"empty", 5}, {"failing", 4}, {"refused", 3}, {"crashing", 2}, {"check", 1}};
   const auto outcome = c.run();
   CHECK(outcome.exit_code == 1);
-  CHECK(c.status("good").status == "ok");
+  CHECK(c.status("good").status == results::OpState::ok);
   CHECK(c.status("good").rows == 1);
-  CHECK(c.status("empty").status == "no_rows");
-  CHECK(c.status("failing").status == "failed");
-  CHECK(c.status("refused").status == "preflight_failed");
-  CHECK(c.status("crashing").status == "crashed");
+  CHECK(c.status("empty").status == results::OpState::no_rows);
+  CHECK(c.status("failing").status == results::OpState::failed);
+  CHECK(c.status("refused").status == results::OpState::preflight_failed);
+  CHECK(c.status("crashing").status == results::OpState::crashed);
   CHECK(c.status("crashing").exit_code == 14);
   CHECK(c.status("good").device_uuid == "GPU-0");
   CHECK(c.status("good").level == "core");
   // Rewritten after each op: the five earlier rows were on disk when the sixth began.
   const auto then = batch::parse_ops_status(csv_then, "ops_status.csv");
   REQUIRE(then.size() == 6);
-  CHECK(then[0].status == "ok");
-  CHECK(then[4].status == "crashed");
-  CHECK(then[5].status == "pending");
+  CHECK(then[0].status == results::OpState::ok);
+  CHECK(then[4].status == results::OpState::crashed);
+  CHECK(then[5].status == results::OpState::pending);
   CHECK(stored_then.has_value()); // ingested before the next op started
   const auto now = batch::parse_ops_status(util::read_file(c.spec.out_dir + "/ops_status.csv"), "ops_status.csv");
-  CHECK(now[5].status == "no_rows");
+  CHECK(now[5].status == results::OpState::no_rows);
 }
 
 TEST_CASE("zl::batch::run_campaign: resume runs only the ops not ok, keeping earlier folders as .attempt-N")
 {
   Campaign c;
-  c.add("done", "ok");
-  c.add("again", "failed");
+  c.add("done", results::OpState::ok);
+  c.add("again", results::OpState::failed);
   c.add("never");
   fs::create_directories(c.spec.out_dir + "/again");
   fs::create_directories(c.spec.out_dir + "/again.attempt-1");
@@ -209,7 +209,7 @@ TEST_CASE("zl::batch::run_campaign: resume runs only the ops not ok, keeping ear
   CHECK(c.executor.ran == std::vector<std::string>{"again", "never"});
   CHECK(util::read_file(c.spec.out_dir + "/again.attempt-2/run.log") == "first try\n");
   CHECK(fs::exists(c.spec.out_dir + "/again/run_identity.json"));
-  CHECK(c.status("done").status == "ok");
+  CHECK(c.status("done").status == results::OpState::ok);
   CHECK(outcome.exit_code == 0);
 }
 
@@ -223,10 +223,10 @@ TEST_CASE("zl::batch::run_campaign: a timeout asks the executor to terminate and
     return exec::OpEnd{x.wait_for(exec::Stop::terminate) ? 143 : 0, ""};
   };
   const auto outcome = c.run();
-  CHECK(c.status("hangs").status == "timeout");
+  CHECK(c.status("hangs").status == results::OpState::timeout);
   REQUIRE(!c.executor.stops.empty());
   CHECK(c.executor.stops.front() == std::make_pair(size_t{0}, exec::Stop::terminate));
-  CHECK(c.status("next").status == "no_rows"); // the campaign goes on
+  CHECK(c.status("next").status == results::OpState::no_rows); // the campaign goes on
   CHECK(outcome.exit_code == 1);
 }
 
@@ -242,8 +242,8 @@ TEST_CASE("zl::batch::run_campaign: a stop signal interrupts the running op, sta
   const auto outcome = c.run();
   CHECK(outcome.exit_code == 130);
   CHECK(c.executor.ran == std::vector<std::string>{"first"});
-  CHECK(c.status("first").status == "interrupted");
-  CHECK(c.status("second").status == "pending");
+  CHECK(c.status("first").status == results::OpState::interrupted);
+  CHECK(c.status("second").status == results::OpState::pending);
   REQUIRE(!c.executor.stops.empty());
   CHECK(c.executor.stops.front().second == exec::Stop::interrupt);
 }

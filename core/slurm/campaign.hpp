@@ -2,7 +2,7 @@
 // zl's own campaign logic runs it. The submit side orders the ops longest-first (as a local
 // campaign), slices them over array tasks, writes two batch scripts into <campaign>/slurm/ and
 // submits them: one job array, and one final step that depends on it (afterany). Each array task
-// is `zl batch --slurm-task I`: run_campaign (core/batch/campaign.cpp) with the warm executor over
+// is `zl batch --slurm-task I` (slurm/task.hpp): run_campaign (core/batch/campaign.cpp) with the warm executor over
 // its slice, on the GPUs Slurm allocated (the inherited visibility mask), writing the same run
 // folders and logs into the shared campaign folder as a local campaign and its rows to its own
 // record, slurm/task-I.csv. The final step (`zl batch --slurm-final`) merges the records with
@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-namespace zl::batch {
+namespace zl::slurm {
 
 inline constexpr const char* k_slurm_dir = "slurm"; // inside the campaign folder
 
@@ -51,7 +51,7 @@ struct Submission
 std::string format_submission(const Submission& s);
 Submission parse_submission(const std::string& text, const std::string& path);
 
-struct SlurmSubmit
+struct SubmitSpec
 {
   std::string out_dir;
   exec::ZlCommand zl; // what the scripts start: the same zl, with the same backend
@@ -69,20 +69,7 @@ void check_no_live_submission(const std::string& out_dir);
 // first), releases lock once submitted, then follows unless !wait. The local batch's exit codes;
 // Error (exit 2) when Slurm refuses or the nodes cannot see the campaign folder, after cancelling
 // whatever was submitted.
-int submit_campaign(const SlurmSubmit& spec, std::vector<OpStatus>& statuses, std::unique_ptr<CampaignLock> lock);
+int submit_campaign(const SubmitSpec& spec, std::vector<batch::OpStatus>& statuses,
+                    std::unique_ptr<batch::CampaignLock> lock);
 
-// Inside array task `task`: runs its slice with the warm executor on the devices the allocation
-// leaves visible. zl: how the warm executor starts a child zl. Returns run_campaign's exit code.
-int run_task(const std::string& out_dir, size_t task, const loader::Module& backend, const exec::ZlCommand& zl);
-
-// The final step: merges the tasks' records and Slurm states into ops_status.csv and the
-// campaign's store (<out>/results.sqlite), and writes slurm/final.done. Run by the final job, or
-// by the submitting zl as soon as it sees the array end; whichever holds the campaign's lock
-// records it, the other finds it recorded. Returns the local batch's exit code (0 every op ok, 1
-// otherwise), or nullopt when !wait_for_lock and the other holds the lock. seen: the array's
-// tasks as the caller has just read them (squeue); when every task COMPLETED, sacct could add
-// nothing and is not asked (its round trips are most of a small campaign's recording time).
-std::optional<int> finish_campaign(const std::string& out_dir, bool wait_for_lock,
-                                   const std::vector<slurm::TaskState>& seen = {});
-
-} // namespace zl::batch
+} // namespace zl::slurm
