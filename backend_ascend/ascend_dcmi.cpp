@@ -90,6 +90,19 @@ LibraryResult query_dcmi()
     return result;
   }
   result.state = LibraryResult::State::failed; // until every call has answered
+  // usable() saw every bind() find its function; each is checked again before any call all the
+  // same, so no path here calls a null pointer (the static analyzer cannot see through usable()).
+  const char* unbound = init == nullptr         ? "dcmi_init"
+                        : card_list == nullptr  ? k_card_list_names[0]
+                        : device_num == nullptr ? "dcmi_get_device_num_in_card"
+                        : chip_info == nullptr  ? "dcmi_get_device_chip_info"
+                        : hbm_info == nullptr   ? "dcmi_get_device_hbm_info"
+                        : logic_id == nullptr   ? "dcmi_get_device_logic_id"
+                                                : nullptr;
+  if (unbound != nullptr) {
+    result.detail = lib.soname() + " has no " + unbound;
+    return result;
+  }
 
   if (const int rc = init(); rc != 0) {
     result.detail = sdk::call_failed("dcmi_init", rc);

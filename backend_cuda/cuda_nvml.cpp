@@ -52,6 +52,20 @@ LibraryResult query_nvml()
     return result;
   }
   result.state = LibraryResult::State::failed; // until every call has answered
+  // usable() saw every bind() find its function; each is checked again before any call all the
+  // same, so no path here calls a null pointer (the static analyzer cannot see through usable()).
+  const char* unbound = init == nullptr         ? "nvmlInit_v2"
+                        : shutdown == nullptr   ? "nvmlShutdown"
+                        : count == nullptr      ? "nvmlDeviceGetCount_v2"
+                        : by_index == nullptr   ? "nvmlDeviceGetHandleByIndex_v2"
+                        : get_name == nullptr   ? "nvmlDeviceGetName"
+                        : get_uuid == nullptr   ? "nvmlDeviceGetUUID"
+                        : get_memory == nullptr ? "nvmlDeviceGetMemoryInfo"
+                                                : nullptr;
+  if (unbound != nullptr) {
+    result.detail = lib.soname() + " has no " + unbound;
+    return result;
+  }
 
   if (const nvml_return rc = init(); rc != 0) {
     result.detail = sdk::call_failed("nvmlInit_v2", rc);

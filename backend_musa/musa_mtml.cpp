@@ -19,6 +19,21 @@ LibraryResult query_mtml_with(const MtmlApi& api)
 {
   LibraryResult result;
   result.state = LibraryResult::State::failed; // until every call has answered
+  // query_mtml's usable() saw every bind() find its function, but the API is injectable: a null
+  // one is named as a missing symbol is, never called (free_memory alone is optional).
+  const char* unbound = api.init == nullptr          ? "mtmlLibraryInit"
+                        : api.shutdown == nullptr    ? "mtmlLibraryShutDown"
+                        : api.count == nullptr       ? "mtmlLibraryCountDevice"
+                        : api.by_index == nullptr    ? "mtmlLibraryInitDeviceByIndex"
+                        : api.get_uuid == nullptr    ? "mtmlDeviceGetUUID"
+                        : api.get_name == nullptr    ? "mtmlDeviceGetName"
+                        : api.init_memory == nullptr ? "mtmlDeviceInitMemory"
+                        : api.get_total == nullptr   ? "mtmlMemoryGetTotal"
+                                                     : nullptr;
+  if (unbound != nullptr) {
+    result.detail = std::string("MTML has no ") + unbound;
+    return result;
+  }
   void* mtml = nullptr;
   if (const mtml_return rc = api.init(&mtml); rc != 0 || mtml == nullptr) {
     result.detail = sdk::call_failed("mtmlLibraryInit", rc);

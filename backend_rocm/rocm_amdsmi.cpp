@@ -143,6 +143,20 @@ LibraryResult query_amdsmi()
     return result;
   }
   result.state = LibraryResult::State::failed; // until every call has answered
+  // usable() saw every bind() find its function; each is checked again before any call all the
+  // same, so no path here calls a null pointer (the static analyzer cannot see through usable()).
+  const char* unbound = init == nullptr             ? "amdsmi_init"
+                        : shutdown == nullptr       ? "amdsmi_shut_down"
+                        : api.sockets == nullptr    ? "amdsmi_get_socket_handles"
+                        : api.processors == nullptr ? "amdsmi_get_processor_handles"
+                        : api.uuid == nullptr       ? "amdsmi_get_gpu_device_uuid"
+                        : api.memory == nullptr     ? "amdsmi_get_gpu_memory_total"
+                        : api.asic == nullptr       ? "amdsmi_get_gpu_asic_info"
+                                                    : nullptr;
+  if (unbound != nullptr) {
+    result.detail = lib.soname() + " has no " + unbound;
+    return result;
+  }
   if (const amdsmi_status rc = init(k_init_amd_gpus); rc != 0) {
     result.detail = sdk::call_failed("amdsmi_init", rc);
     return result;

@@ -129,7 +129,7 @@ private:
 
   // A compound statement's header: the next INDENT opens its block, unless its body follows
   // the colon on the same line.
-  void open_block(size_t i, Block block)
+  void open_block(size_t i, const Block& block)
   {
     int level = 0;
     const size_t end = line_end(i);

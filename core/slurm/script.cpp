@@ -132,7 +132,7 @@ std::vector<std::string> sbatch_argv(const std::string& script_path, const std::
 std::string parse_job_id(const std::string& out)
 {
   const auto line = std::string(util::trim(util::first_line(out)));
-  const auto id = line.substr(0, line.find(';'));
+  auto id = line.substr(0, line.find(';'));
   if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos) {
     throw Error(fmt::format("sbatch printed {:?} where --parsable gives the job id; is `sbatch` Slurm's?",
                             util::printable(out)));

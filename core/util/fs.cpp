@@ -196,7 +196,7 @@ std::string resolve_inside(const std::string& root, const std::string& path, std
 {
   const auto base = resolve_links(absolute(root));
   const fs::path p(path);
-  const auto resolved = resolve_links(p.is_absolute() ? path : (fs::path(base) / p).string());
+  auto resolved = resolve_links(p.is_absolute() ? path : (fs::path(base) / p).string());
   if (resolved != base && resolved.compare(0, base.size() + 1, base + "/") != 0) {
     throw Error(fmt::format("{} {} leads to {}, outside {}; zl follows paths from a document only inside the "
                             "folder they belong to",

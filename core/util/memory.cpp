@@ -13,6 +13,13 @@ std::size_t rounded(std::size_t size)
   return (size + k_huge - 1) & ~(k_huge - 1);
 }
 
+// The bytes from p up to the next multiple of align (a power of two). Pointers are moved by
+// this many bytes rather than rebuilt from integers, so they stay derived from the mapping.
+std::size_t padding(const void* p, std::size_t align)
+{
+  return (align - (reinterpret_cast<std::uintptr_t>(p) & (align - 1))) & (align - 1);
+}
+
 } // namespace
 
 void* map_huge(std::size_t size)
@@ -24,16 +31,16 @@ void* map_huge(std::size_t size)
   if (raw == MAP_FAILED) {
     throw std::bad_alloc();
   }
-  const auto start = reinterpret_cast<std::uintptr_t>(raw);
-  const auto aligned = (start + k_huge - 1) & ~(k_huge - 1);
-  if (aligned > start) {
-    ::munmap(raw, aligned - start);
+  const std::size_t head = padding(raw, k_huge);
+  char* const aligned = static_cast<char*>(raw) + head;
+  if (head > 0) {
+    ::munmap(raw, head);
   }
-  if (const auto tail = start + length + k_huge - (aligned + length); tail > 0) {
-    ::munmap(reinterpret_cast<void*>(aligned + length), tail);
+  if (const std::size_t tail = k_huge - head; tail > 0) {
+    ::munmap(aligned + length, tail);
   }
-  ::madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE);
-  return reinterpret_cast<void*>(aligned);
+  ::madvise(aligned, length, MADV_HUGEPAGE);
+  return aligned;
 }
 
 void unmap_huge(void* p, std::size_t size)
@@ -50,20 +57,21 @@ Arena::~Arena()
 
 void* Arena::allocate(std::size_t size, std::size_t align)
 {
-  auto at = (m_next + align - 1) & ~(align - 1);
-  if (at + size > m_end) {
+  std::size_t pad = padding(m_next, align);
+  if (pad + size > static_cast<std::size_t>(m_end - m_next)) {
     const std::size_t chunk = size > k_chunk / 4 ? size : k_chunk;
     void* p = map_huge(chunk);
     m_chunks.emplace_back(p, chunk);
     if (chunk != k_chunk) {
       return p; // a large block of its own; the current chunk goes on
     }
-    m_next = reinterpret_cast<std::uintptr_t>(p);
+    m_next = static_cast<char*>(p);
     m_end = m_next + chunk;
-    at = m_next;
+    pad = 0; // chunks are 2 MiB aligned
   }
+  char* const at = m_next + pad;
   m_next = at + size;
-  return reinterpret_cast<void*>(at);
+  return at;
 }
 
 } // namespace zl::util

@@ -31,12 +31,12 @@ struct HugePageAllocator
   {}
   T* allocate(std::size_t n)
   {
-    const std::size_t bytes = n * sizeof(T);
+    const std::size_t bytes = bytes_of(n);
     return static_cast<T*>(bytes < k_threshold ? ::operator new(bytes) : map_huge(bytes));
   }
   void deallocate(T* p, std::size_t n) noexcept
   {
-    const std::size_t bytes = n * sizeof(T);
+    const std::size_t bytes = bytes_of(n);
     bytes < k_threshold ? ::operator delete(p) : unmap_huge(p, bytes);
   }
   template <typename U>
@@ -48,6 +48,13 @@ struct HugePageAllocator
   bool operator!=(const HugePageAllocator<U>&) const noexcept
   {
     return false;
+  }
+
+private:
+  static std::size_t bytes_of(std::size_t n) noexcept
+  {
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): T is the element; BigVector<const Row*> stores pointers
+    return n * sizeof(T);
   }
 };
 
@@ -69,7 +76,8 @@ public:
 private:
   static constexpr std::size_t k_chunk = std::size_t{32} << 20;
   std::vector<std::pair<void*, std::size_t>> m_chunks;
-  std::uintptr_t m_next = 0, m_end = 0;
+  char* m_next = nullptr; // the free part of the current chunk
+  char* m_end = nullptr;
 };
 
 // Allocates from an arena when it has one (deallocation is then a no-op), else from the heap.

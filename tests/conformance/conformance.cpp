@@ -116,6 +116,9 @@ TEST_CASE("conformance: every module found loads and keeps the descriptor's inva
     dirs.push_back({f, "--modules"});
   }
   const auto registry = zl::loader::Registry::discover(dirs);
+  // The analyzer loses doctest's own String (heap or inline, told by a flag byte) inside the macro's
+  // ResultBuilder and reports its buffer as leaked; no memory of ours is involved.
+  // NOLINTNEXTLINE(clang-analyzer-cplusplus.NewDeleteLeaks)
   REQUIRE_MESSAGE(!registry.modules().empty(), "no libzl_backend_*.so in the given folders");
   std::set<std::string> names;
   for (const auto& m : registry.modules()) {

@@ -39,7 +39,7 @@ private:
 // and returns the copy's path.
 inline std::string add_test_module(const TempDir& dir, const std::string& name, const std::string& as = "")
 {
-  const auto target = dir / ("libzl_backend_" + (as.empty() ? name : as) + ".so");
+  auto target = dir / ("libzl_backend_" + (as.empty() ? name : as) + ".so");
   boost::filesystem::copy_file(std::string(ZL_BROKEN_MODULE_DIR) + "/libzl_backend_" + name + ".so", target,
                                boost::filesystem::copy_option::overwrite_if_exists);
   ::chmod(target.c_str(), 0755);

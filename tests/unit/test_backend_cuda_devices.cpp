@@ -15,6 +15,7 @@ using zl::test::read_fixture;
 namespace {
 
 constexpr uint64_t k_mib = uint64_t{1} << 20;
+constexpr uint64_t k_gib = k_mib << 10;
 const std::string k_smi = "nvidia-smi --query-gpu=index,uuid,name,memory.total --format=csv,noheader,nounits";
 
 bool has(const std::string& text, const std::string& part)
@@ -41,7 +42,7 @@ LibraryResult nvml_one_gpu()
 {
   LibraryResult r;
   r.state = LibraryResult::State::ok;
-  r.devices.push_back({3, "GPU-0000aaaa-1111-2222-3333-444455556666", "NVIDIA A100-SXM4-40GB", 40 * 1024 * k_mib,
+  r.devices.push_back({3, "GPU-0000aaaa-1111-2222-3333-444455556666", "NVIDIA A100-SXM4-40GB", 40 * k_gib,
                        "GPU-0000aaaa-1111-2222-3333-444455556666"});
   return r;
 }

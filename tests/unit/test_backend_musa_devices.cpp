@@ -15,6 +15,7 @@ using zl::test::read_fixture;
 namespace {
 
 constexpr uint64_t k_mib = uint64_t{1} << 20;
+constexpr uint64_t k_gib = k_mib << 10;
 const std::string k_csv = "mthreads-gmi --query-gpu=index,uuid,name,memory.total --format=csv,noheader";
 const std::string k_query = "mthreads-gmi -q";
 
@@ -122,7 +123,7 @@ TEST_CASE("zl::backend_musa::parse_gmi_query")
     const auto r = parse_gmi_query("GPU0\n  Product Name : MTT S80\n  GPU UUID : u\n  BAR1 Memory Usage\n"
                                    "    Total : 256MiB\n  FB Memory Usage\n    Total : 16GiB\n");
     REQUIRE(r.ok());
-    CHECK(r.devices.at(0).memory_bytes == 16 * 1024 * k_mib);
+    CHECK(r.devices.at(0).memory_bytes == 16 * k_gib);
   }
 }
 
@@ -131,7 +132,7 @@ TEST_CASE("zl::backend_musa::parse_memory")
   uint64_t b = 0;
   CHECK((parse_memory("81920MiB", b) && b == 81920 * k_mib));
   CHECK((parse_memory(" 81920 MiB ", b) && b == 81920 * k_mib));
-  CHECK((parse_memory("48GiB", b) && b == 48 * 1024 * k_mib));
+  CHECK((parse_memory("48GiB", b) && b == 48 * k_gib));
   CHECK((parse_memory("1024", b) && b == 1024 * k_mib));
   CHECK_FALSE(parse_memory("MiB", b));
   CHECK_FALSE(parse_memory("12 parsecs", b));

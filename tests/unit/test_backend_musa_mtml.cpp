@@ -114,4 +114,13 @@ TEST_CASE("zl::backend_musa::query_mtml_with")
     CHECK(r.state == LibraryResult::State::ok);
     CHECK(r.devices.size() == 2);
   }
+  SUBCASE("a required function missing from the API is named, never called")
+  {
+    auto api = fake_api();
+    api.get_total = nullptr;
+    const auto r = query_mtml_with(api);
+    CHECK(r.state == LibraryResult::State::failed);
+    CHECK(r.detail == "MTML has no mtmlMemoryGetTotal");
+    CHECK(g_memory_live == 0);
+  }
 }

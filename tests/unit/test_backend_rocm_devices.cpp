@@ -15,6 +15,7 @@ using zl::test::read_fixture;
 namespace {
 
 constexpr uint64_t k_mib = uint64_t{1} << 20;
+constexpr uint64_t k_gib = k_mib << 10;
 const std::string k_list = "amd-smi list --json";
 const std::string k_static = "amd-smi static --asic --vram --json";
 const std::string k_rocm_smi = "rocm-smi --showproductname --showmeminfo vram --showuniqueid --json";
@@ -102,7 +103,7 @@ TEST_CASE("zl::backend_rocm::parse_amd_smi")
                                  "{\"gpu_data\": [{\"gpu\": 0, \"asic\": {\"market_name\": \"MI210\"}, "
                                  "\"vram\": {\"size\": {\"value\": 64, \"unit\": \"GB\"}}}]}");
     REQUIRE(r.ok());
-    CHECK(r.devices.at(0).memory_bytes == 64 * 1024 * k_mib);
+    CHECK(r.devices.at(0).memory_bytes == 64 * k_gib);
   }
 }
 

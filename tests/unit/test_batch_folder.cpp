@@ -24,7 +24,7 @@ TEST_CASE("zl::batch::parse_timeout_per_op: finite seconds, at least 1")
 TEST_CASE("zl::batch::check_out_path: control characters, files, run folders, nesting, foreign files")
 {
   test::TempDir dir;
-  const auto d = dir.path();
+  const auto& d = dir.path();
   CHECK_THROWS_WITH_AS(batch::check_out_path(d + "/a\nb", false), doctest::Contains("control character"), Error);
   util::write_file_atomic(d + "/file", "x");
   CHECK_THROWS_WITH_AS(batch::check_out_path(d + "/file", false), doctest::Contains("is not a folder"), Error);

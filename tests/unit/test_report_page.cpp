@@ -9,7 +9,7 @@ TEST_CASE("zl::report::html")
   const auto page = html("a <b> & \"c\"", R"({"op":"</script><script>alert(1)</script><!--"})");
   // The data cannot end its script element, nor open a comment in it.
   const auto data = page.substr(page.find("id=\"zl-data\">"));
-  CHECK(data.substr(0, data.find("</script>")).find("<") == std::string::npos);
+  CHECK(data.substr(0, data.find("</script>")).find('<') == std::string::npos);
   CHECK(page.find(R"({"op":"\u003c/script>\u003cscript>alert(1)\u003c/script>\u003c!--"})") != std::string::npos);
   CHECK(page.find("<title>a &lt;b&gt; &amp; &quot;c&quot;</title>") != std::string::npos);
   // Everything inline: Chart.js, the script, the style; nothing fetched.

@@ -10,7 +10,6 @@
 #include <sstream>
 #include <sys/stat.h>
 
-using zl::run::Catalog;
 using zl::run::files_marking;
 using zl::run::read_catalog;
 using zl::test::TempDir;
@@ -41,7 +40,7 @@ void category_tree(const TempDir& fg)
 // A stand-in interpreter: writes what zl_collect would for the unary file, counting its runs.
 std::string fake_python(const TempDir& dir, const std::string& document, int exit_code = 0)
 {
-  const auto path = dir / "python";
+  auto path = dir / "python";
   std::ofstream(path) << "#!/bin/sh\necho run >> \"" << dir / "runs"
                       << "\"\n"
                       << "case \"$*\" in *--collect-only*-p\\ zl_collect*benchmark/test_unary_pointwise_perf.py*) ;; "

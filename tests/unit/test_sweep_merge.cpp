@@ -18,7 +18,7 @@ namespace {
 // A records folder as zl_autotune writes it: one kernel file, entries {key: [k], config: {kwargs}}.
 std::string records(const TempDir& dir, const std::string& name, const std::map<int, int>& key_to_block)
 {
-  const auto folder = dir / name;
+  auto folder = dir / name;
   util::make_dirs(folder);
   std::string entries;
   for (const auto& [key, block] : key_to_block) {
