@@ -231,9 +231,9 @@ slurm::ArrayOptions array_options(const po::variables_map& vm, bool on_slurm)
 
 std::vector<std::string> chosen_ops(const po::variables_map& vm, const std::string& flaggems, const std::string& python)
 {
-  const auto ops = vm.count("ops")        ? util::split(text_of(vm, "ops"), ',')
-                   : vm.count("ops-file") ? batch::read_ops_file(text_of(vm, "ops-file"))
-                                          : batch::all_ops(flaggems, python);
+  auto ops = vm.count("ops")        ? util::split(text_of(vm, "ops"), ',')
+             : vm.count("ops-file") ? batch::read_ops_file(text_of(vm, "ops-file"))
+                                    : batch::all_ops(flaggems, python);
   for (const auto& op : ops) {
     if (!util::is_op_name(op)) {
       throw Error(fmt::format("--ops: '{}' is not an op name ([A-Za-z0-9_]+)", op));
