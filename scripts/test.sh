@@ -6,4 +6,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
 "$root/scripts/build.sh"
 cd "${BUILD_DIR:-$root/build}"
-ctest --output-on-failure --no-tests=error
+# ZL_TEST_JOBS tests side by side (default: twice the cores, as the end-to-end tests, one per
+# file, spend much of their time waiting; ZL_TEST_JOBS=1 runs them one at a time).
+ctest --output-on-failure --no-tests=error -j "${ZL_TEST_JOBS:-$(($(nproc) * 2))}"

@@ -133,7 +133,9 @@ def partial_corpus(tmp_path):
 
 
 def batch(zl, corpus, out, sleep, *extra):
-    return zl.run("batch", "--flaggems", str(corpus), "--ops", "partial", "--timeout-per-op", "3", "--python",
+    # The timeout must fall after pytest started and printed the table: 3 s was too short for that
+    # on two cores busy with the other tests (ctest -j), and a run with no sleep must end within it.
+    return zl.run("batch", "--flaggems", str(corpus), "--ops", "partial", "--timeout-per-op", "10", "--python",
                   PYTHON, "--out", str(out), *extra, env={"PROBE_SLEEP": str(sleep)})
 
 
