@@ -174,26 +174,24 @@ void record_op(const CampaignSpec& spec, results::store::Store& store, Progress&
   s.run_dir = run_dir;
   s.rows = 0;
   std::optional<results::OpState> run_status;
-  if (!fs::exists(run_dir + "/" + run::k_identity_file)) {
-    s.status = status_from_exit(how.end.exit_code, 0, how.timed_out, how.interrupted, std::nullopt);
-    return;
+  if (fs::exists(run_dir + "/" + run::k_identity_file)) {
+    // A damaged identity tells nothing here; the store still takes the run's rows from its log.
+    if (const auto id = run::try_read_identity(run_dir)) {
+      s.timer = id->timer.effective.empty() ? s.timer : id->timer.effective;
+      s.level = id->level.empty() ? s.level : id->level;
+      run_status = results::parse_op_state(id->status);
+    }
+    try {
+      s.rows = store.ingest_run(run_dir);
+    } catch (const Error& e) {
+      progress.note(fmt::format("{}: not stored: {}", s.op, e.what()));
+    }
+    const std::string text =
+        fs::exists(run_dir + "/run.log") ? util::read_file(run_dir + "/run.log", util::k_log_limit) : "";
+    s.direct_fallbacks = count_prefix(text, markers::k_benchmark_direct_no_cudagraph);
+    s.poisoned = count_prefix(text, markers::k_benchmark_capture_poisoned);
+    s.replay_fallbacks = count_prefix(text, markers::k_autotune_replay_fallback);
   }
-  // A damaged identity tells nothing here; the store still takes the run's rows from its log.
-  if (const auto id = run::try_read_identity(run_dir)) {
-    s.timer = id->timer.effective.empty() ? s.timer : id->timer.effective;
-    s.level = id->level.empty() ? s.level : id->level;
-    run_status = results::parse_op_state(id->status);
-  }
-  try {
-    s.rows = store.ingest_run(run_dir);
-  } catch (const Error& e) {
-    progress.note(fmt::format("{}: not stored: {}", s.op, e.what()));
-  }
-  const std::string text =
-      fs::exists(run_dir + "/run.log") ? util::read_file(run_dir + "/run.log", util::k_log_limit) : "";
-  s.direct_fallbacks = count_prefix(text, markers::k_benchmark_direct_no_cudagraph);
-  s.poisoned = count_prefix(text, markers::k_benchmark_capture_poisoned);
-  s.replay_fallbacks = count_prefix(text, markers::k_autotune_replay_fallback);
   s.status = status_from_exit(how.end.exit_code, s.rows, how.timed_out, how.interrupted, run_status);
 }
 
