@@ -16,14 +16,15 @@ directly with no capture attempt.
 import contextlib
 import importlib
 import inspect
-import statistics
 import sys
+import time
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 import pytest
 
 import zl_plan
+import zl_samples
 
 INTERFACE_CALLS = ("Stream", "Event", "synchronize", "graph")
 ESTIMATE_CALLS = 5
@@ -130,25 +131,8 @@ class TimingOptions:
     return_mode: str = "mean"
 
 
-def summarize(times, quantiles=None, return_mode="mean"):
-    """Statistics of per-call times in ms, as Triton's do_bench returns them."""
-    if quantiles:
-        values = [_quantile(times, q) for q in quantiles]
-        return values[0] if len(values) == 1 else values
-    if return_mode == "all":
-        return list(times)
-    pick = {"min": min, "max": max, "mean": statistics.mean, "median": statistics.median}
-    if return_mode not in pick:
-        raise ValueError(f"return_mode must be min, max, mean, median or all, not {return_mode!r}")
-    return pick[return_mode](times)
-
-
-def _quantile(values, q):
-    ordered = sorted(values)
-    pos = (len(ordered) - 1) * q
-    low = int(pos)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+# Statistics of per-call times in ms, as Triton's do_bench returns them (one implementation).
+summarize = zl_samples.statistics_summary
 
 
 def exception_texts(exc):
@@ -211,12 +195,15 @@ class CaptureEngine:
             self._denied_announced.add(op)
             zl_plan.marker("BENCHMARK_CAPTURE_DENIED", op=op)
 
-    def bench(self, ctx, fn, opts, direct):
+    def bench(self, ctx, fn, opts, direct, sampler=None):
         """Times fn by graph replay; `direct()` is the upstream direct timer for fallback.
 
         ctx: op (FLAGGEMS_PERF_CURRENT_OP), table_op, dtype, shape (as the table prints
-        them) and refused_rows (a set, one per test function).
+        them) and refused_rows (a set, one per test function). sampler: a zl_samples.Sampler
+        that keeps the samples and samples again as its plan asks (none: one timing, kept
+        nowhere).
         """
+        sampler = sampler or zl_samples.Sampler(None)
         op = ctx.op
         if op in self.poisoned_ops:
             raise pytest.fail.Exception(
@@ -226,10 +213,14 @@ class CaptureEngine:
         if op in self.capture.deny_ops:
             self.announce_denied(op)
             return direct()
-        attempt = self._attempt(fn, opts)
+        source = self._source(fn, opts)
         try:
             with self._rng_guard():
-                return attempt()
+                if source is None:
+                    return sampler.unsampled(zl_samples.row_names(ctx), "graph",
+                                             self._upstream_call(fn, opts),
+                                             "this Triton's do_bench_cudagraph gives no list")
+                return sampler.measure(zl_samples.row_names(ctx), "graph", source)
         except Exception as exc:
             verdict, reason = classify(exc, self.capture)
             if verdict == "poisoned":
@@ -248,10 +239,18 @@ class CaptureEngine:
                            shape=ctx.shape, reason=reason)
         return direct()
 
-    def _attempt(self, fn, opts):
-        if self.upstream is not None:
-            return self._upstream_call(fn, opts)
-        return lambda: self.port(fn, opts)
+    def _source(self, fn, opts):
+        """A zl_samples source of graph timings; None where upstream cannot list its times."""
+        if self.upstream is None:
+            return _PortSource(self, fn, opts)
+        summarize = zl_samples.upstream_summarizer(self.upstream, opts.quantiles,
+                                                   opts.return_mode)
+        if summarize is None:
+            return None
+        listing = TimingOptions(rep=opts.rep, warmup=opts.warmup, grad_to_none=opts.grad_to_none,
+                                quantiles=None, return_mode="all")
+        call = self._upstream_call(fn, listing)
+        return zl_samples.TimedCalls(lambda first: call(), summarize)
 
     def _upstream_call(self, fn, opts):
         """upstream do_bench_cudagraph, called as the installed Triton expects it."""
@@ -284,9 +283,14 @@ class CaptureEngine:
     def port(self, fn, opts):
         """do_bench_cudagraph's method through the device interface: estimate over 5 calls,
         capture n_repeat unrolled calls in one graph, replay, per-call statistics."""
+        source = _PortSource(self, fn, opts)
+        return summarize(source.first().times, opts.quantiles, opts.return_mode)
+
+    def capture_graph(self, fn, opts):
+        """(graph, n_repeat, side stream): n_repeat calls of fn unrolled in one graph."""
         di = self.di
-        side = di.stream(di.Stream()) if hasattr(di, "stream") else contextlib.nullcontext()
-        with side:
+        side = di.Stream() if hasattr(di, "stream") else None
+        with di.stream(side) if side is not None else contextlib.nullcontext():
             fn()
             for x in opts.grad_to_none or ():
                 x.detach_()
@@ -307,15 +311,22 @@ class CaptureEngine:
                         x.grad = None
                     fn()
             di.synchronize()
-            times = []
-            for _ in range(REPLAYS):
+        return graph, n_repeat, side
+
+    def replay(self, graph, n_repeat, side, count):
+        """count replays, each timed on its own: per-call ms and when each ended."""
+        di = self.di
+        times, ends = [], []
+        with di.stream(side) if side is not None else contextlib.nullcontext():
+            for _ in range(count):
                 start, end = di.Event(enable_timing=True), di.Event(enable_timing=True)
                 start.record()
                 graph.replay()
                 end.record()
                 di.synchronize()
+                ends.append(time.time())
                 times.append(start.elapsed_time(end) / n_repeat)
-        return summarize(times, opts.quantiles, opts.return_mode)
+        return times, ends
 
     @contextlib.contextmanager
     def _rng_guard(self):
@@ -348,6 +359,29 @@ class CaptureEngine:
             _restore(saved, put_back, quiet=True)  # the capture's own error is the one to report
             raise
         _restore(saved, put_back, quiet=False)
+
+
+class _PortSource:
+    """Graph timings through the device interface: the first batch captures the graph and
+    replays it REPLAYS times; each further batch replays the same graph REPLAYS times more."""
+
+    stamps_measured = True
+
+    def __init__(self, engine, fn, opts):
+        self.engine, self.fn, self.opts = engine, fn, opts
+        self.graph = None
+
+    def first(self):
+        self.graph = self.engine.capture_graph(self.fn, self.opts)
+        return self.more()
+
+    def more(self):
+        start = time.time()
+        times, ends = self.engine.replay(*self.graph, REPLAYS)
+        return zl_samples.Batch(times, start, ends[-1], ends)
+
+    def summarize(self, times):
+        return summarize(times, self.opts.quantiles, self.opts.return_mode)
 
 
 def _has_graphsafe_state(generator):

@@ -14,6 +14,8 @@ import tempfile
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+import zl_samples
+
 PLAN_ENV = "ZL_PLAN"
 OP_ENV = "FLAGGEMS_PERF_CURRENT_OP"
 SCHEMA = 1
@@ -83,6 +85,8 @@ class Plan:
     raw: dict
     autotune: Autotune = AUTOTUNE_OFF
     outcomes_file: Optional[str] = None
+    sampling: zl_samples.Sampling = zl_samples.FIXED_SAMPLING
+    samples_file: Optional[str] = None
 
 
 class _Reader:
@@ -184,6 +188,8 @@ def parse_plan(path, data):
         raw=data,
         autotune=autotune,
         outcomes_file=top.get("outcomes_file", str, required=False, nullable=True),
+        sampling=zl_samples.sampling_from_plan(data, top.fail),
+        samples_file=top.get("samples_file", str, required=False, nullable=True) or None,
     )
 
 

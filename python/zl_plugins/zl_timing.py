@@ -7,9 +7,15 @@ FlagGems' base.py looks up `triton.testing.do_bench` at call time (`do_bench_npu
 (performance_utils.py of v3.0–v5.0.2 calls `triton.musa_testing.do_bench` on musa: wrapped too
 where it exists.)
 
-- timer=direct: nothing is wrapped or imported; the upstream timer runs as it is.
+- timer=direct: the upstream timer runs as it is, asked for its list of per-call times
+  (return_mode="all"), and the statistic the caller asked for is computed from that list as the
+  upstream computes it (the same number); where the plan names no samples_file (an older zl),
+  nothing is wrapped or imported.
 - timer=graph: each call goes to zl_capture's engine (graph replay, per-shape fallback).
 - timer=profiler: each call is timed from the device's own kernel times (torch.profiler).
+
+Every timer's samples go to the run's samples.bin through zl_samples' Sampler, which also
+samples a row again until its median is known as closely as the plan's `sampling` asks.
 
 The base module is a loaded module with a `Benchmark` class, named `base` or ending in
 `benchmark.base` (FlagGems v5.3.0 on: benchmark/base.py), or named `performance_utils` or
@@ -38,6 +44,7 @@ import pytest
 
 import zl_patch
 import zl_plan
+import zl_samples
 
 PROFILER_MAX_ITERS = 50
 _HOOKED_METHODS = ("get_latency", "get_input_iter", "build_inputs")
@@ -79,7 +86,10 @@ class _State:
         self.busy = False
         self.item = None  # (op, refused_rows) of the test function running
         self.profiler = None
-        self.needs_hook = plan.mode == "kernel" and plan.timer in ("graph", "profiler")
+        self.sampler = zl_samples.Sampler(zl_samples.path_from_plan(plan), plan.sampling)
+        self.unlisted = {}  # a base module's timer that refused return_mode="all": why
+        self.needs_hook = plan.mode == "kernel" and (plan.timer in ("graph", "profiler")
+                                                     or self.sampler.path is not None)
 
     def timer_for(self, op):
         plan = self.plan
@@ -106,14 +116,52 @@ class _State:
 
     def time(self, original, fn, args, kwargs):
         opts = _options(original, fn, args, kwargs)
+        ctx = self.context()
         self.busy = True
         try:
+            direct = lambda: self.direct(ctx, original, fn, args, kwargs, opts)  # noqa: E731
             if self.plan.timer == "graph":
-                return _capture_engine().bench(self.context(), fn, opts,
-                                               lambda: original(fn, *args, **kwargs))
-            return self.profiler(fn, opts)
+                return _capture_engine().bench(ctx, fn, opts, direct, self.sampler)
+            if self.plan.timer == "profiler":
+                return self.sampler.measure(zl_samples.row_names(ctx), "profiler",
+                                            self.profiler.source(fn, opts))
+            return direct()
         finally:
             self.busy = False
+
+    def direct(self, ctx, original, fn, args, kwargs, opts):
+        """The upstream timer, asked for its per-call list where it can give one."""
+        names = zl_samples.row_names(ctx)
+        summarize = zl_samples.upstream_summarizer(original, opts.quantiles, opts.return_mode)
+        plain = lambda: original(fn, *args, **kwargs)  # noqa: E731
+        if summarize is None or original in self.unlisted:
+            return self.sampler.unsampled(names, "direct", plain, self.unlisted.get(
+                original, "the timer gives no per-call list"))
+        bound = _bound(original, fn, args, kwargs)
+        if bound is None or "return_mode" not in bound.arguments:
+            return self.sampler.unsampled(names, "direct", lambda: original(fn, *args, **kwargs),
+                                          "the timer's arguments cannot be bound by name")
+
+        def call(first):
+            values = bound.arguments
+            saved = dict(values)
+            values["return_mode"] = "all"
+            if "quantiles" in values:
+                values["quantiles"] = None
+            if not first and "warmup" in values:
+                values["warmup"] = 0  # the device is warm: the first call warmed it
+            try:
+                return original(*bound.args, **bound.kwargs)
+            finally:
+                values.update(saved)
+
+        probe = not zl_samples.is_triton(original)
+        try:
+            return self.sampler.measure(names, "direct",
+                                        zl_samples.TimedCalls(call, summarize, probe=probe))
+        except zl_samples.ListRefused as e:  # asked once per timer and process
+            self.unlisted[original] = f"the timer refused return_mode='all' ({e})"
+            return self.sampler.unsampled(names, "direct", plain, self.unlisted[original])
 
 
 def _capture_engine():
@@ -126,15 +174,21 @@ def _capture_engine():
     return engine
 
 
+def _bound(original, fn, args, kwargs):
+    """The call's inspect.BoundArguments, defaults applied; None where they cannot be bound."""
+    try:
+        bound = inspect.signature(original).bind(fn, *args, **kwargs)
+    except (TypeError, ValueError):
+        return None
+    bound.apply_defaults()
+    return bound
+
+
 def _options(original, fn, args, kwargs):
     from zl_capture import TimingOptions
 
-    try:
-        bound = inspect.signature(original).bind(fn, *args, **kwargs)
-        bound.apply_defaults()
-        values = dict(bound.arguments)
-    except (TypeError, ValueError):
-        values = dict(kwargs)
+    bound = _bound(original, fn, args, kwargs)
+    values = dict(bound.arguments) if bound is not None else dict(kwargs)
     return TimingOptions(rep=values.get("rep") or 100, warmup=values.get("warmup") or 25,
                          grad_to_none=values.get("grad_to_none"),
                          quantiles=values.get("quantiles"),
@@ -160,6 +214,8 @@ def pytest_configure(config):
 
 def pytest_unconfigure(config):
     global _STATE
+    if _STATE is not None:
+        _STATE.sampler.close()
     _STATE = zl_patch.unconfigure(config, _STATE)
 
 
@@ -302,6 +358,17 @@ class ProfilerTimer:
         return cls(torch, di, profiler_activity(torch, plan.backend.torch_device, where))
 
     def __call__(self, fn, opts):
+        """One timing as the benchmark asked, without keeping samples (tests, old plans)."""
+        source = self.source(fn, opts)
+        return source.summarize(source.first().times)
+
+    def source(self, fn, opts):
+        """A zl_samples source: the first batch warms up and profiles up to PROFILER_MAX_ITERS
+        calls (as many as fit the rep budget); each further batch as many again."""
+        return _ProfiledCalls(self, fn, opts)
+
+    def warm_up(self, fn, opts):
+        """Warms the device up; returns how many calls to profile per batch."""
         fn()
         self.di.synchronize()
         start = time.perf_counter()
@@ -314,20 +381,19 @@ class ProfilerTimer:
         for _ in range(n_warmup):
             fn()
         self.di.synchronize()
-        times = []
-        for _ in range(min(n_iter, PROFILER_MAX_ITERS)):
-            for x in opts.grad_to_none or ():
-                x.grad = None
-            with warnings.catch_warnings():
-                # torch warns once that each profile() keeps only its own events: intended
-                warnings.filterwarnings("ignore", message=".*Profiler clears events")
-                with self.torch.profiler.profile(activities=[self.activity]) as prof:
-                    fn()
-                    self.di.synchronize()
-            times.append(self.device_ms(prof))
-        from zl_capture import summarize
+        return min(n_iter, PROFILER_MAX_ITERS)
 
-        return summarize(times, opts.quantiles, opts.return_mode)
+    def profile(self, fn, opts):
+        """The device time of one call of fn, in ms."""
+        for x in opts.grad_to_none or ():
+            x.grad = None
+        with warnings.catch_warnings():
+            # torch warns once that each profile() keeps only its own events: intended
+            warnings.filterwarnings("ignore", message=".*Profiler clears events")
+            with self.torch.profiler.profile(activities=[self.activity]) as prof:
+                fn()
+                self.di.synchronize()
+        return self.device_ms(prof)
 
     def device_ms(self, prof):
         total_us, found = 0.0, False
@@ -343,6 +409,31 @@ class ProfilerTimer:
             raise RuntimeError(f"zl: torch.profiler recorded no device activity for this call "
                                f"({self.activity}); timer=profiler cannot time it")
         return total_us / 1000.0
+
+
+class _ProfiledCalls:
+    stamps_measured = True
+
+    def __init__(self, timer, fn, opts):
+        self.timer, self.fn, self.opts = timer, fn, opts
+        self.count = 0
+
+    def first(self):
+        self.count = self.timer.warm_up(self.fn, self.opts)
+        return self.more()
+
+    def more(self):
+        start = time.time()
+        times, ends = [], []
+        for _ in range(self.count):
+            times.append(self.timer.profile(self.fn, self.opts))
+            ends.append(time.time())
+        return zl_samples.Batch(times, start, ends[-1], ends)
+
+    def summarize(self, times):
+        from zl_capture import summarize
+
+        return summarize(times, self.opts.quantiles, self.opts.return_mode)
 
 
 def profiler_activity(torch, device, where):

@@ -1,8 +1,12 @@
 """zl_capture: classification, fallback, poisoning, deny list, RNG guard, upstream on CUDA."""
+import json
+import struct
+
 import pytest
 
 import zl_capture
 import zl_plan
+import zl_samples
 from .fakes import FakeInterface, install_triton
 from .zl_testlib import parse_marker
 
@@ -304,3 +308,31 @@ def test_resolve_interface_names_missing_calls(monkeypatch, tmp_path):
     monkeypatch.delattr(iface, "Stream")
     with pytest.raises(pytest.UsageError, match="has no Stream, which graph capture needs"):
         zl_capture.resolve_interface(_plan(tmp_path))
+
+
+# --- samples ----------------------------------------------------------------------------------
+
+def test_adaptive_sampling_replays_the_one_captured_graph(tmp_path):
+    engine, iface = make_engine()
+    graphs = []
+    real_cls = iface.MUSAGraph
+
+    def recording_graph():
+        g = real_cls()
+        graphs.append(g)
+        return g
+
+    engine.graph_cls = recording_graph
+    sampler = zl_samples.Sampler(str(tmp_path / "samples.bin"),
+                                 zl_samples.Sampling(ci_width=1e-9, min_samples=10, max_samples=30,
+                                                     max_time_s=60))
+    latency = engine.bench(Ctx(), fn, OPTS, Direct(), sampler)
+    sampler.close()
+    assert latency > 0
+    assert len(iface.capture_attempts) == 1 and len(graphs) == 1
+    assert graphs[0].replays == 30  # 10 a batch, three batches, one capture
+    data = (tmp_path / "samples.bin").read_bytes()
+    head_len, n = struct.unpack_from("<II", data, 12)
+    header = json.loads(data[20:20 + head_len])
+    assert n == 30 and header["stop"] == "max_samples" and header["stamps"] == "measured"
+    assert header["timer"] == "graph" and header["calls"] == 3
