@@ -30,7 +30,7 @@ namespace {
 constexpr const char* k_usage =
   "zl [--backend NAME] batch --flaggems DIR (--ops a,b,c | --ops-file FILE | --all)\n"
   "        [--devices 0,1|UUID,...|all] [--gpus ...] [--out DIR] [--resume [--force]] [--timeout-per-op S]\n"
-  "        [--level ...] [--mode ...] [--dtypes ...] [--timer ...] [--shape-file F | --shape-mode upstream]\n"
+  "        [--level ...] [--mode ...] [--dtypes ...] [--timer ...] [--sampling S] [--shape-file F | --shape-mode upstream]\n"
   "        [--replay-from DIR] [--isolate-tuner-cache] [--python PATH] [--executor NAME]\n"
   "        [--partition P] [--account A] [--gpus-per-task G] [--ops-per-task N] [--max-concurrent K]\n"
   "        [--time-per-task T] [--sbatch-arg ARG]... [--dry-run] [--no-wait]   (with --executor slurm)\n\n"
@@ -46,7 +46,7 @@ constexpr const char* k_usage =
   "One owner: the campaign is locked while zl batch runs; a second zl batch on it (--resume or not)\n"
   "is refused with the owner's pid and host. The lock dies with its owner; processes a dead owner\n"
   "left running are named, and --resume waits for you to stop them.\n\n"
-  "One caliber: the backend, --flaggems, --level, --mode, --dtypes, --timer, --shape-file (and its\n"
+  "One caliber: the backend, --flaggems, --level, --mode, --dtypes, --timer, --sampling, --shape-file (and its\n"
   "content), --shape-mode, --replay-from, --isolate-tuner-cache and --python (options first, then the\n"
   "variables zl run reads) are recorded in campaign.json and given to every op; --resume with any\n"
   "difference is refused. A campaign of an earlier zl (no campaign.json) also needs --force.\n"
@@ -126,6 +126,7 @@ std::unique_ptr<po::options_description> describe()
     ("mode", po::value<std::string>(), "forwarded to zl run")
     ("dtypes", po::value<std::string>(), "forwarded to zl run")
     ("timer", po::value<std::string>(), "forwarded to zl run")
+    ("sampling", po::value<std::string>(), "forwarded to zl run (else ZL_SAMPLING, else its default)")
     ("shape-file", po::value<std::string>(), "forwarded to zl run")
     ("shape-mode", po::value<std::string>(), "forwarded to zl run")
     ("replay-from", po::value<std::string>(), "forwarded to zl run")
@@ -184,6 +185,7 @@ batch::CaliberOptions caliber_options(const po::variables_map& vm, const std::st
   options.mode = given(vm, "mode");
   options.dtypes = given(vm, "dtypes");
   options.timer = given(vm, "timer");
+  options.sampling = given(vm, "sampling");
   options.shape_file = given(vm, "shape-file");
   options.shape_mode = given(vm, "shape-mode");
   options.replay_from = given(vm, "replay-from");

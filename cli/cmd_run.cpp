@@ -5,6 +5,7 @@
 #include "run/plan.hpp"
 #include "run/preflight.hpp"
 #include "run/runner.hpp"
+#include "run/sampling.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/process.hpp"
@@ -24,14 +25,15 @@ namespace {
 constexpr const char* k_run_usage =
     "zl [--backend NAME] run --flaggems DIR (--op OP [--op-file FILE] | --op-file FILE | --test-node NODE)\n"
     "        [--level core|comprehensive] [--mode kernel|operator|wrapper|cudagraph] [--dtypes LIST]\n"
-    "        [--timer auto|graph|direct|profiler] [--device INDEX|UUID]\n"
+    "        [--timer auto|graph|direct|profiler] [--sampling SPEC]\n"
+    "        [--device INDEX|UUID]\n"
     "        [--shape-file FILE | --shape-mode upstream] [--record-autotune | --replay-from DIR]\n"
     "        [--isolate-tuner-cache] [--out DIR] [--python PATH] [-- EXTRA-PYTEST-ARGS]";
 
 constexpr const char* k_run_notes =
     R"(Each option falls back to a variable of the earlier harness when absent: FLAGGEMS_DIR,
 OP, OP_FILE, TEST_NODE, BENCH_LEVEL, SHAPE_FILE, SHAPE_MODE, REPLAY_FROM,
-ZL_ISOLATE_TUNER_CACHE=1, ZL_PYTHON. Options win over variables. --op with --op-file (or OP
+ZL_ISOLATE_TUNER_CACHE=1, ZL_PYTHON, ZL_SAMPLING. Options win over variables. --op with --op-file (or OP
 with OP_FILE) runs that op inside that file, as the earlier harness did; --test-node stands alone
 and may be absolute inside the FlagGems folder. --mode cudagraph needs a backend that captures.
 
@@ -56,7 +58,14 @@ process group, or escaped by setsid or a double fork) gets SIGTERM, the grace pe
 If zl dies, pytest gets SIGKILL.
 
 The run folder (--out, default runs/<UTC time>-<op>-<backend>/) holds run.log, plan.json,
-run_identity.json, shapes.yaml and FlagGems' record log (record.log).
+run_identity.json, shapes.yaml, FlagGems' record log (record.log) and samples.bin: every timed
+sample of every row, with when it was taken (docs/plan-file.md), in kernel mode.
+
+--sampling: by default each row is sampled again on the warm device until the 95% interval of
+its median is within 0.5% of it (at least 10 samples; at most 100,000 samples or 1 s a row);
+the row's latency is then the benchmark's statistic (the median) over all of them. "fixed"
+makes one timing call per row, as the benchmark does. zl summary shows each row's n, median and
+noise; its --ab gives verdicts from one run a side (docs/statistics.md).
 
 --record-autotune stores each autotuner's chosen config per key (Triton's Autotuner, FlagGems'
 LibTuner) in autotune_records/ of the run folder. --replay-from DIR (a run folder or its
@@ -69,6 +78,11 @@ Examples:
   zl --backend=cuda run --flaggems ~/FlagGems --op mm --level comprehensive --timer graph
   zl run --flaggems ~/FlagGems --test-node benchmark/test_abs.py::test_abs -- -x
 )";
+
+std::string sampling_help()
+{
+  return fmt::format("{} (default {})", run::k_sampling_help, run::k_sampling_default);
+}
 
 // Parses run/plan options into a Request; nullopt after --help.
 std::optional<run::Request> parse_request(const std::string& command, const Args& all_args, bool& json)
@@ -90,7 +104,8 @@ std::optional<run::Request> parse_request(const std::string& command, const Args
       "mode", po::value<std::string>(), "kernel (default), operator, wrapper or cudagraph")(
       "dtypes", po::value<std::string>(), "comma list: float16,float32,bfloat16,int16,int32,bool,complex64")(
       "timer", po::value<std::string>(), "auto (default: graph where the backend captures), graph, direct, profiler")(
-      "device", po::value<std::string>(), "device index or UUID (default: the first)")(
+      "sampling", po::value<std::string>(), sampling_help().c_str())("device", po::value<std::string>(),
+                                                                     "device index or UUID (default: the first)")(
       "shape-file", po::value<std::string>(), "shapes YAML to use instead of benchmark/core_shapes.yaml")(
       "shape-mode", po::value<std::string>(), "upstream: FlagGems' own core_shapes.yaml (the default)")(
       "replay-from", po::value<std::string>(), "autotune records to pin: a run folder or its autotune_records/")(
@@ -127,6 +142,7 @@ std::optional<run::Request> parse_request(const std::string& command, const Args
   r.mode = vm->count("mode") ? (*vm)["mode"].as<std::string>() : "kernel";
   r.dtypes = util::split(get("dtypes", nullptr), ',');
   r.timer = vm->count("timer") ? (*vm)["timer"].as<std::string>() : "auto";
+  r.sampling = get("sampling", "ZL_SAMPLING");
   r.device = get("device", nullptr);
   r.record_autotune = vm->count("record-autotune") > 0;
   r.out_dir = get("out", nullptr);

@@ -4,6 +4,7 @@
 #include "receipt/sha256.hpp"
 #include "run/identity_record.hpp"
 #include "run/request.hpp"
+#include "run/sampling.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/json.hpp"
@@ -35,6 +36,7 @@ const std::vector<Field>& fields()
       {"--mode", [](const Caliber& c) { return c.mode; }},
       {"--dtypes", [](const Caliber& c) { return util::join(c.dtypes, ","); }},
       {"--timer", [](const Caliber& c) { return c.timer; }},
+      {"--sampling", [](const Caliber& c) { return c.sampling; }},
       {"--shape-file", [](const Caliber& c) { return c.shape_file; }},
       {"--shape-file content (sha256)", [](const Caliber& c) { return c.shape_file_sha256; }},
       {"--shape-mode", [](const Caliber& c) { return std::string(c.shape_mode_upstream ? "upstream" : ""); }},
@@ -81,6 +83,8 @@ Caliber resolve_caliber(const CaliberOptions& o)
   c.mode = o.mode.value_or("kernel");
   c.dtypes = util::split(o.dtypes.value_or(""), ',');
   c.timer = o.timer.value_or("auto");
+  const auto sampling = run::option_or(o.sampling, "ZL_SAMPLING");
+  c.sampling = run::to_string(run::parse_sampling(sampling.empty() ? run::k_sampling_default : sampling));
   c.shape_mode_upstream = r.shape_mode_upstream;
   c.shape_file = r.shape_file;
   if (!c.shape_file.empty()) {
@@ -112,6 +116,7 @@ run::Request base_request(const Caliber& c)
   r.level = c.level;
   r.mode = c.mode;
   r.timer = c.timer;
+  r.sampling = c.sampling;
   r.python = c.python;
   r.dtypes = c.dtypes;
   r.shape_file = c.shape_file;
@@ -134,6 +139,7 @@ std::string caliber_json(const Caliber& c)
   j.field("mode", c.mode);
   j.strings("dtypes", c.dtypes);
   j.field("timer", c.timer);
+  j.field("sampling", c.sampling);
   j.field("shape_file", c.shape_file);
   j.field("shape_file_sha256", c.shape_file_sha256);
   j.field("shape_mode_upstream", c.shape_mode_upstream);
@@ -166,6 +172,7 @@ Caliber parse_caliber_json(const std::string& text, const std::string& path)
     }
   }
   c.timer = member(o, "timer");
+  c.sampling = o.HasMember("sampling") ? member(o, "sampling") : "fixed";
   c.shape_file = member(o, "shape_file");
   c.shape_file_sha256 = member(o, "shape_file_sha256");
   c.shape_mode_upstream = o.HasMember("shape_mode_upstream") && o["shape_mode_upstream"].IsTrue();

@@ -24,6 +24,7 @@ struct CaliberOptions
   std::string backend;
   std::optional<std::string> flaggems_dir; // else FLAGGEMS_DIR, else the working folder
   std::optional<std::string> level, mode, dtypes, timer, shape_file, shape_mode, replay_from, python;
+  std::optional<std::string> sampling; // else ZL_SAMPLING, else the default
   bool isolate_tuner_cache = false;
   // Else the default (exec::default_executor); --resume keeps the campaign's (open_campaign).
   std::optional<std::string> executor;
@@ -37,7 +38,8 @@ struct Caliber
   std::string mode;
   std::vector<std::string> dtypes;
   std::string timer;
-  std::string shape_file; // absolute; empty for the FlagGems tree's own
+  std::string sampling = "fixed"; // canonical (run::to_string); a campaign.json without it sampled once a row
+  std::string shape_file;         // absolute; empty for the FlagGems tree's own
   std::string shape_file_sha256;
   bool shape_mode_upstream = false;
   std::string replay_from; // absolute; empty for none

@@ -43,6 +43,7 @@ std::vector<std::string> run_argv(const ZlCommand& zl, const run::Request& r)
   option("--level", r.level);
   option("--mode", r.mode);
   option("--timer", r.timer);
+  option("--sampling", r.sampling);
   option("--python", r.python);
   option("--dtypes", util::join(r.dtypes, ","));
   option("--device", r.device);

@@ -156,7 +156,7 @@ void add_harness(Receipt& r, std::set<std::string>& seen, const std::string& rol
 }
 
 // The plugin files a run loaded: each -p module, the modules they import (zl_plan, zl_patch,
-// zl_autotune_records) and, for a run of a warm worker, zl_worker, zl_state and zl_state_items;
+// zl_autotune_records, zl_samples) and, for a run of a warm worker, zl_worker, zl_state and zl_state_items;
 // found along its PYTHONPATH.
 void add_plugins(Receipt& r, std::set<std::string>& seen, const rapidjson::Document& plan, bool warm)
 {
@@ -165,7 +165,7 @@ void add_plugins(Receipt& r, std::set<std::string>& seen, const rapidjson::Docum
     return;
   }
   const auto dirs = util::split(str(plan["env_set"], "PYTHONPATH"), ':');
-  std::vector<std::string> modules = {"zl_plan", "zl_patch", "zl_autotune_records"};
+  std::vector<std::string> modules = {"zl_plan", "zl_patch", "zl_autotune_records", "zl_samples"};
   if (warm) {
     modules.insert(modules.end(), {"zl_worker", "zl_state", "zl_state_items"});
   }

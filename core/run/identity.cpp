@@ -88,6 +88,10 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   j.field(key::k_requested, p.request.timer);
   w.EndObject();
   j.field("timer_reason", p.timer_reason);
+  j.key("sampling"); // how many samples each row got; the samples themselves: samples_file
+  write_sampling(j, p.sampling);
+  j.field("sampling_spec", to_string(p.sampling));
+  j.field("samples_file", boost::filesystem::path(p.samples_file).filename().string());
   j.field(key::k_level, p.request.level);
   j.field(key::k_mode, p.request.mode);
   j.strings(key::k_dtypes, p.request.dtypes);

@@ -195,6 +195,8 @@ Plan make_plan(const Request& request, const loader::Module& backend, const std:
   p.plan_path = p.run_dir + "/plan.json";
   p.versions_file = p.run_dir + "/python_versions.json";
   p.outcomes_file = p.run_dir + "/outcomes.json";
+  p.samples_file = p.run_dir + "/samples.bin";
+  p.sampling = parse_sampling(request.sampling.empty() ? k_sampling_default : request.sampling);
   // The shapes in force are archived in the run folder and pytest reads that copy.
   p.shape_source = request.shape_file.empty() ? util::absolute(request.flaggems_dir + "/benchmark/core_shapes.yaml")
                                               : util::absolute(request.shape_file);
@@ -323,6 +325,9 @@ std::string plan_json(const Plan& p)
   j.strings("dtypes", p.request.dtypes);
   j.field("timer", p.timer);
   j.field("timer_requested", p.request.timer);
+  j.key("sampling");
+  write_sampling(j, p.sampling);
+  j.field("samples_file", p.samples_file);
   j.field("timer_reason", p.timer_reason);
   j.key("capture");
   w.StartObject();

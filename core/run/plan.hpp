@@ -6,6 +6,7 @@
 #include "run/node.hpp"
 #include "run/release.hpp"
 #include "run/request.hpp"
+#include "run/sampling.hpp"
 #include "run/tuner_cache.hpp"
 #include "util/json.hpp"
 
@@ -25,6 +26,8 @@ struct Plan
   loader::Device device;
   std::string timer;                // effective: graph, direct or profiler
   std::string timer_reason;         // why that timer, in words
+  Sampling sampling;                // --sampling
+  std::string samples_file;         // <run_dir>/samples.bin: every timed sample
   std::vector<std::string> plugins; // the -p list, in order
   std::string run_dir;
   std::string plan_path;

@@ -1,6 +1,7 @@
 #include "run/request.hpp"
 
 #include "run/extra_args.hpp"
+#include "run/sampling.hpp"
 
 #include "util/error.hpp"
 #include "util/string.hpp"
@@ -100,6 +101,9 @@ void validate(const Request& r)
   one_of("--level", r.level, k_levels);
   one_of("--mode", r.mode, k_modes);
   one_of("--timer", r.timer, k_timers);
+  if (!r.sampling.empty()) {
+    parse_sampling(r.sampling); // refused here, before anything is written
+  }
   for (const auto& d : r.dtypes) {
     one_of("--dtypes", d, k_dtypes);
   }

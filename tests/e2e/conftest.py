@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 ZL_BIN = os.environ.get("ZL_BIN", "")
+# The same for the tests that build their environment from this one (see Zl).
+os.environ.setdefault("ZL_SAMPLING", "fixed")
 SOURCE_DIR = Path(os.environ.get("ZL_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 BROKEN_DIR = Path(os.environ.get("ZL_BROKEN_MODULE_DIR", ""))
 FAKE_SMI_BIN = SOURCE_DIR / "tests" / "fixtures" / "fake_smi" / "bin"
@@ -33,6 +35,9 @@ class Zl:
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("ZL_", "FAKE_SMI"))}
         # Only the basic tools: no vendor SMI unless a test puts one there.
         self.env["PATH"] = "/usr/bin:/bin"
+        # One timing call a row, as the benchmark makes it: adaptive sampling (up to 1 s a row)
+        # has tests of its own, which say --sampling.
+        self.env["ZL_SAMPLING"] = "fixed"
 
     def with_smi(self, *tools):
         """Puts the named fake SMI tools (and nothing else of the fixtures) on PATH."""

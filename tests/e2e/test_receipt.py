@@ -22,14 +22,14 @@ def test_receipt_records_and_verifies(zl, tmp_path):
     assert roles["zl"]["path"] == ZL_BIN and roles["zl"]["sha256"] == sha256(Path(ZL_BIN))
     assert roles["backend:cpu"]["path"].endswith("libzl_backend_cpu.so")
     # The modules the plugins import are harness files too (zl_patch restores what they patch).
-    for plugin in ("plugin:zl_plan", "plugin:zl_patch", "plugin:zl_autotune_records", "plugin:zl_device_setup",
-                   "plugin:zl_timing", "plugin:zl_identity"):
+    for plugin in ("plugin:zl_plan", "plugin:zl_patch", "plugin:zl_autotune_records", "plugin:zl_samples",
+                   "plugin:zl_device_setup", "plugin:zl_timing", "plugin:zl_identity"):
         assert roles[plugin]["sha256"] == sha256(Path(roles[plugin]["path"]))
     assert roles["shapes"]["path"] == str(CORPUS / "benchmark" / "core_shapes.yaml")
     assert "plugin:zl_worker" not in roles  # a fresh process: no worker ran it
     results = {e["path"]: e["sha256"] for e in receipt["results"]}
     assert set(results) == {"outcomes.json", "plan.json", "python_versions.json", "record.log", "run.log",
-                            "run_identity.json", "shapes.yaml"}
+                            "run_identity.json", "samples.bin", "shapes.yaml"}
     assert results["run.log"] == sha256(run / "run.log")
     assert receipt["runs"][0]["identity"]["backend"]["name"] == "cpu"
     assert "every digest matches" in zl.run("receipt", "--verify", str(run), check_rc=0).stdout

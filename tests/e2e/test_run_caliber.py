@@ -237,7 +237,7 @@ def test_long_flaggems_path_runs(zl, tmp_path):
     assert (out / "record.log").read_text().startswith("[INFO] Benchmark record logger enabled")
     assert len(tables(out)) == 2
     assert sorted(p.name for p in out.iterdir()) == [
-        "outcomes.json", "plan.json", "python_versions.json", "record.log", "run.log", "run_identity.json",
+        "outcomes.json", "plan.json", "python_versions.json", "record.log", "run.log", "run_identity.json", "samples.bin",
         "shapes.yaml"]
 
 
