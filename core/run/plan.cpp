@@ -252,6 +252,9 @@ Plan make_plan(const Request& request, const loader::Module& backend, const std:
   }
   p.env_set.emplace_back("PYTHONPATH", util::join(python_path, ":"));
   p.env_set.emplace_back("PYTHONUNBUFFERED", "1");
+  // pytest cuts a failed test's "FAILED node - message" line to the terminal's width (80 on a
+  // pipe) unless it runs on CI: the message is what a user needs to act, so it stays whole.
+  p.env_set.emplace_back("CI", "1");
   if (isolated) {
     p.env_set.emplace_back("FLAGGEMS_CACHE_DIR", p.tuner_cache.path);
     p.env_set.emplace_back("TRITON_CACHE_DIR", p.run_dir + "/.triton-cache");
