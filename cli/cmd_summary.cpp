@@ -19,7 +19,7 @@ namespace zl::cli {
 namespace {
 
 constexpr const char* k_usage =
-    "zl summary PATH... [--format text|md|csv|json] [--db FILE]\n"
+    "zl summary PATH... [--rows] [--format text|md|csv|json] [--db FILE]\n"
     "       zl summary --ab A B [--force] [--fail-on-regression PCT] [--alpha P] [--threshold PCT]\n"
     "                  [--format …] [--db FILE]\n"
     "       zl summary --db FILE";
@@ -90,6 +90,8 @@ int cmd_summary(Context&, const Args& args)
     ("path", po::value<std::vector<std::string>>(), "run folder, campaign folder or FlagGems log (positional)")
     ("ab", po::bool_switch(), "compare two sides: zl summary --ab A B")
     ("format", po::value<std::string>()->default_value("text"), "text, md (Markdown), csv or json")
+    ("rows", po::bool_switch(), "every row, with its samples' n, median, noise (IQR / median), 95% interval of the "
+                                "median, why sampling stopped and its warnings")
     ("db", po::value<std::string>(), "SQLite results store to ingest into and read from (default: none, in memory)")
     ("force", po::bool_switch(), "--ab: compare although the calibers differ (the difference is printed)")
     ("fail-on-regression", po::value<double>(), "--ab: exit 6 when a pairing is slower by more than PCT percent")
@@ -109,6 +111,9 @@ int cmd_summary(Context&, const Args& args)
   if (paths.empty() && !vm->count("db")) {
     throw Error("zl summary needs a PATH (a run folder, campaign folder or log), or --db FILE; `zl summary --help`");
   }
+  if (ab && (*vm)["rows"].as<bool>()) {
+    throw Error("--rows lists the rows of one side: zl summary --rows PATH…, not with --ab");
+  }
   for (const char* option : {"force", "fail-on-regression"}) {
     if (!ab && vm->count(option) && !(*vm)[option].defaulted()) {
       throw Error(fmt::format("--{} goes with --ab A B", option));
@@ -121,6 +126,10 @@ int cmd_summary(Context&, const Args& args)
   if (!ab) {
     const auto found = paths.empty() ? results::parse::Discovery() : find_runs("summary", paths);
     const auto runs = paths.empty() ? store->load() : read_runs("summary", found, store.get());
+    if ((*vm)["rows"].as<bool>()) {
+      std::cout << results::text::format_rows(runs, format);
+      return k_exit_ok;
+    }
     auto summary = results::compare::summarize(runs, found.ops);
     summary.attempts = found.attempts;
     std::cout << results::text::format_summary(summary, paths, format);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "results/op_state.hpp"
+#include "results/samples.hpp"
 #include "util/memory.hpp"
 
 #include <cmath>
@@ -61,6 +62,10 @@ struct Row
   bool success = false;         // SUCCESS in the table (error_msg null in the record log)
   bool fallback = false;        // a BENCHMARK_DIRECT_NO_CUDAGRAPH matched it: timed directly
   RowSource source = RowSource::table;
+  // Its samples in its Run's `samples`, torch's and FlagGems' (k_no_samples: none kept).
+  std::int32_t torch_samples = k_no_samples, gems_samples = k_no_samples;
+
+  static constexpr std::int32_t k_no_samples = -1;
 
   static const RowLabels k_no_labels;
 
@@ -134,7 +139,8 @@ struct RunInfo
   std::string kind;     // "run" (a run folder), "log" (a text log), "record" (a record log)
   std::string log_file; // the text log read, if any
   std::string record_file;
-  std::string op; // node.op of the identity, else the ops of the tables
+  std::string samples_file; // samples.bin, when the run kept its samples
+  std::string op;           // node.op of the identity, else the ops of the tables
   Caliber caliber;
   // Part of the caliber too: the pytest arguments given after `--` (the identity's
   // pytest_extra_args, ZL_RUN's extra_args), "none" or joined by spaces; "" when the run does not say.
@@ -170,7 +176,15 @@ struct Run
   // Record-log entries another run wrote into this run's record log (merge_record): named, never
   // counted.
   std::vector<Diagnostic> foreign;
+  std::vector<SampleSet> samples; // what rows' torch_samples and gems_samples index
   TextStore text;
+
+  // The samples of one side of r (a row of this run), or null.
+  const SampleSet* samples_of(const Row& r, bool gems = true) const
+  {
+    const auto i = gems ? r.gems_samples : r.torch_samples;
+    return i < 0 || static_cast<std::size_t>(i) >= samples.size() ? nullptr : &samples[static_cast<std::size_t>(i)];
+  }
 };
 
 } // namespace zl::results

@@ -57,7 +57,8 @@ def test_summary_of_zl_runs_on_the_corpus(zl, tmp_path):
     assert "caliber: backend=cpu level=core timer=direct mode=kernel tuner_cache=shared (2 runs)" in proc.stdout
     lines = proc.stdout.splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("OP "))
-    assert lines[header].split() == ["OP", "DTYPE", "ROWS", "SPEEDUP", "MIN", "MAX", "FAILED", "FALLBACK"]
+    assert lines[header].split() == ["OP", "DTYPE", "ROWS", "SPEEDUP", "MIN", "MAX", "FAILED", "FALLBACK",
+                                     "SAMPLED", "NOISE", "WARNED", "CAPPED"]  # zl's runs keep samples
     assert [line.split()[:3] for line in lines[header + 1:header + 5]] == [
         ["abs", "torch.bfloat16", "6"], ["abs", "torch.float16", "6"], ["abs", "torch.float32", "6"],
         ["total", "18", lines[header + 4].split()[2]]]

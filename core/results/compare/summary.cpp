@@ -11,6 +11,34 @@ namespace zl::results::compare {
 
 namespace {
 
+void add_samples(GroupSummary& g, const Run& run, const Row& r, std::vector<UnstableRow>& unstable)
+{
+  for (const bool gems : {true, false}) {
+    const auto* s = run.samples_of(r, gems);
+    if (s == nullptr) {
+      continue;
+    }
+    if (s->stats.warnings != 0) {
+      unstable.push_back({r.op(), r.dtype(), r.shape, gems ? "gems" : "torch", s});
+    }
+    if (gems) {
+      ++g.sampled;
+      g.warned += s->stats.warnings != 0 ? 1 : 0;
+      g.capped += s->stop == SampleStop::max_samples || s->stop == SampleStop::max_time ? 1 : 0;
+      g.noises.push_back(s->stats.noise());
+    }
+  }
+}
+
+double median_of(std::vector<double>& v)
+{
+  if (v.empty()) {
+    return k_na;
+  }
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
 void add(GroupSummary& g, const Row& r)
 {
   ++g.rows;
@@ -33,6 +61,8 @@ void merge(GroupSummary& into, const GroupSummary& g)
   into.failed += g.failed;
   into.fallback += g.fallback;
   into.log_sum += g.log_sum;
+  into.sampled += g.sampled, into.warned += g.warned, into.capped += g.capped;
+  into.noises.insert(into.noises.end(), g.noises.begin(), g.noises.end());
   if (has_value(g.min_speedup)) {
     into.min_speedup = has_value(into.min_speedup) ? std::min(into.min_speedup, g.min_speedup) : g.min_speedup;
     into.max_speedup = has_value(into.max_speedup) ? std::max(into.max_speedup, g.max_speedup) : g.max_speedup;
@@ -42,6 +72,8 @@ void merge(GroupSummary& into, const GroupSummary& g)
 void finish(GroupSummary& g)
 {
   g.geomean_speedup = g.measured > 0 ? std::exp(g.log_sum / static_cast<double>(g.measured)) : k_na;
+  g.noise = median_of(g.noises);
+  g.noises = {};
 }
 
 } // namespace
@@ -139,6 +171,7 @@ Summary summarize(const std::vector<const Run*>& runs, const std::vector<OpOutco
         }
       }
       add(*current, r);
+      add_samples(*current, run, r, s.unstable);
     }
     for (const auto& m : run.markers) {
       if (m.name != parse::marker_names::k_zl_run && m.name != parse::marker_names::k_zl_timer) {
@@ -161,8 +194,8 @@ Summary summarize(const std::vector<const Run*>& runs, const std::vector<OpOutco
     if (const auto it = statuses.find({g.op, g.dtype}); it != statuses.end()) {
       g.status = status_cell(it->second);
     }
+    merge(s.total, g); // before finish, which lets go of the noises
     finish(g);
-    merge(s.total, g);
   }
   finish(s.total);
   s.total.op = "total";

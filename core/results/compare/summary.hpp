@@ -23,6 +23,19 @@ struct GroupSummary
   long long fallback = 0; // timed directly after capture was refused
   double log_sum = 0;     // for the geometric mean
   std::string status;     // its runs' status in ops_status.csv: the ones not ok, else ok; empty: none says
+  // FlagGems' samples (samples.hpp): rows that kept them, that warn, whose sampling hit a cap;
+  // the median over those rows of the noise (IQR over the median).
+  long long sampled = 0, warned = 0, capped = 0;
+  double noise = k_na;
+  std::vector<double> noises; // while summarizing
+};
+
+// A row whose samples warn (samples.hpp): FlagGems' side, or torch's.
+struct UnstableRow
+{
+  std::string_view op, dtype, shape;
+  const char* side = "gems";
+  const SampleSet* samples = nullptr;
 };
 
 struct Summary
@@ -35,6 +48,7 @@ struct Summary
   std::map<std::string, std::set<std::string>> marker_ops; // name -> ops they name
   std::vector<OpOutcome> ops;                              // of the campaigns read: each op's status
   std::vector<std::string> attempts;                       // earlier attempts, listed, not counted
+  std::vector<UnstableRow> unstable;                       // views into the runs summarized
 };
 
 // ops: what the campaigns' ops_status.csv say (a run's own status: RunInfo::campaign_status). An

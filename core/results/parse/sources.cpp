@@ -1,6 +1,7 @@
 #include "results/parse/sources.hpp"
 
 #include "results/parse/record_log.hpp"
+#include "results/parse/samples_file.hpp"
 #include "results/parse/table_parser.hpp"
 #include "run/identity_record.hpp"
 #include "util/error.hpp"
@@ -240,6 +241,7 @@ Run load(const Source& source, std::shared_ptr<util::Arena> arena)
                      run.foreign)) {
       number_occurrences(log.rows);
     }
+    run.info.samples_file = inside(dir / "samples.bin", "");
   } else {
     const auto text = source.content ? std::string_view(*source.content) : read_input(source.path, thread_buffer());
     if (source.kind == Source::Kind::text_log) {
@@ -263,6 +265,17 @@ Run load(const Source& source, std::shared_ptr<util::Arena> arena)
   fill_from_log(run, log, entries);
   run.rows = std::move(log.rows);
   run.markers = std::move(log.markers);
+  if (!run.info.samples_file.empty()) {
+    // Its own buffer: the rows view the thread's buffer no more (they were copied into the
+    // run's store), but a record log read into it may still be viewed by entries.
+    std::vector<char> bytes;
+    try {
+      attach_samples(run, parse_samples(read_input(run.info.samples_file, bytes, 0, true), run.info.samples_file,
+                                        run.diagnostics));
+    } catch (const Error& e) { // the rows stand without their samples
+      run.warnings.push_back({run.info.samples_file, 0, e.what()});
+    }
+  }
   return run;
 }
 

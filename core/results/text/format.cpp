@@ -53,6 +53,7 @@ void json_group(util::JsonWriter& j, const GroupSummary& g)
   j.field("fallback", g.fallback);
   j.key("status");
   g.status.empty() ? w.Null() : w.String(g.status.c_str(), static_cast<rapidjson::SizeType>(g.status.size()));
+  json_samples(j, g);
   w.EndObject();
 }
 
@@ -202,6 +203,7 @@ std::string format_summary(const Summary& s, const std::vector<std::string>& pat
     }
     w.EndArray();
     j.strings("attempts", s.attempts);
+    json_unstable(j, s);
     w.EndObject();
     return j.text();
   }
@@ -231,6 +233,7 @@ std::string format_summary(const Summary& s, const std::vector<std::string>& pat
     add_row(g, false);
   }
   add_row(s.total, true);
+  append_sample_columns(t, s, f);
   if (csv) {
     return render(t, f);
   }
@@ -244,6 +247,7 @@ std::string format_summary(const Summary& s, const std::vector<std::string>& pat
   }
   out += "\n" + render(t, f) + "\n";
   out += md ? "" : "SPEEDUP is the geometric mean of torch latency / FlagGems latency over the rows that succeeded.\n";
+  out += samples_notes(s, md);
   if (const auto ops = unfinished(s.ops, true); !ops.empty()) {
     out += fmt::format("{}declined by FlagGems, not failures: {} (unsupported: a requested dtype the op does not "
                        "take; skipped: every test skipped)\n",

@@ -5,6 +5,7 @@
 
 #include "results/compare/ab.hpp"
 #include "results/compare/summary.hpp"
+#include "util/json.hpp"
 
 #include <string>
 #include <utility>
@@ -32,6 +33,16 @@ std::string render(const Table& t, Format f);
 std::string fixed(double v, int decimals = 3);
 
 std::string format_summary(const compare::Summary& s, const std::vector<std::string>& paths, Format f);
+
+// The samples' part of zl summary (format_samples.cpp): columns per group, the notes below the
+// table, the JSON fields of a group and the unstable rows.
+void append_sample_columns(Table& t, const compare::Summary& s, Format f);
+std::string samples_notes(const compare::Summary& s, bool md);
+void json_samples(util::JsonWriter& j, const compare::GroupSummary& g);
+void json_unstable(util::JsonWriter& j, const compare::Summary& s);
+
+// zl summary --rows: every row with its samples' n, median, noise, interval, stop and warnings.
+std::string format_rows(const std::vector<Run>& runs, Format f);
 
 // What the A/B output says about its inputs.
 struct AbView

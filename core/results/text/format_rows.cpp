@@ -1,0 +1,110 @@
+// zl summary --rows: every row, with what its samples say.
+#include "results/text/format.hpp"
+
+#include "util/json.hpp"
+
+#include <fmt/format.h>
+
+namespace zl::results::text {
+
+namespace {
+
+std::string ms(double v)
+{
+  return has_value(v) ? fmt::format("{:.6f}", v) : "";
+}
+
+void json_side(util::JsonWriter& j, const char* key, const SampleSet* s)
+{
+  auto& w = j.w();
+  j.key(key);
+  if (s == nullptr) {
+    w.Null();
+    return;
+  }
+  w.StartObject();
+  j.field("n", s->stats.n);
+  j.field("median", s->stats.median), j.field("q1", s->stats.q1), j.field("q3", s->stats.q3);
+  j.field("min", s->stats.min), j.field("max", s->stats.max);
+  j.field("noise", s->stats.noise());
+  j.field("ci_lo", s->stats.ci_lo), j.field("ci_hi", s->stats.ci_hi), j.field("ci_level", s->stats.ci_level);
+  j.field("stop", std::string(to_string(s->stop))), j.field("calls", s->calls);
+  j.field("timer", std::string(s->timer));
+  j.field("warnings", warnings_text(s->stats.warnings));
+  w.EndObject();
+}
+
+std::string json(const std::vector<Run>& runs)
+{
+  util::JsonWriter j;
+  auto& w = j.w();
+  w.StartObject();
+  j.field("version", 1);
+  j.key("rows");
+  w.StartArray();
+  for (const auto& run : runs) {
+    for (const auto& r : run.rows) {
+      w.StartObject();
+      j.field("run", run.info.path);
+      j.field("op", std::string(r.op())), j.field("dtype", std::string(r.dtype()));
+      j.field("shape", std::string(r.shape)), j.field("success", r.success);
+      j.key("gems_ms"), has_value(r.gems_ms) ? w.Double(r.gems_ms) : w.Null();
+      j.key("torch_ms"), has_value(r.torch_ms) ? w.Double(r.torch_ms) : w.Null();
+      json_side(j, "gems_samples", run.samples_of(r, true));
+      json_side(j, "torch_samples", run.samples_of(r, false));
+      w.EndObject();
+    }
+  }
+  w.EndArray();
+  w.EndObject();
+  return j.text();
+}
+
+} // namespace
+
+std::string format_rows(const std::vector<Run>& runs, Format f)
+{
+  if (f == Format::json) {
+    return json(runs);
+  }
+  const bool csv = f == Format::csv;
+  Table t;
+  t.header = csv ? std::vector<std::string>{"op",    "dtype", "shape", "gems_ms",  "n",        "median",  "noise",
+                                            "ci_lo", "ci_hi", "stop",  "warnings", "torch_ms", "torch_n", "torch_noise"}
+                 : std::vector<std::string>{"OP",     "DTYPE", "SHAPE",    "GEMS MS",  "N",       "MEDIAN",     "NOISE",
+                                            "95% CI", "STOP",  "WARNINGS", "TORCH MS", "TORCH N", "TORCH NOISE"};
+  t.right = {false, false, false, true, true, true, true, !csv, false, false, true, true, true};
+  if (csv) {
+    t.right.push_back(true);
+  }
+  for (const auto& run : runs) {
+    for (const auto& r : run.rows) {
+      const auto* g = run.samples_of(r, true);
+      const auto* tr = run.samples_of(r, false);
+      auto noise = [&](const SampleSet* s) {
+        return s == nullptr ? std::string()
+               : csv        ? fmt::format("{}", s->stats.noise())
+                            : fmt::format("{:.2f}%", s->stats.noise() * 100);
+      };
+      std::vector<std::string> row{std::string(r.op()),
+                                   std::string(r.dtype()),
+                                   std::string(r.shape),
+                                   ms(r.gems_ms),
+                                   g ? std::to_string(g->stats.n) : "",
+                                   g ? ms(g->stats.median) : "",
+                                   noise(g)};
+      if (csv) {
+        row.push_back(g ? ms(g->stats.ci_lo) : ""), row.push_back(g ? ms(g->stats.ci_hi) : "");
+      } else {
+        row.push_back(g ? fmt::format("{:.6f}-{:.6f}", g->stats.ci_lo, g->stats.ci_hi) : "");
+      }
+      row.push_back(g ? to_string(g->stop) : "");
+      row.push_back(g ? warnings_text(g->stats.warnings) : "");
+      row.push_back(ms(r.torch_ms)), row.push_back(tr ? std::to_string(tr->stats.n) : ""), row.push_back(noise(tr));
+      t.rows.push_back(std::move(row));
+    }
+  }
+  return render(t, f);
+}
+
+} // namespace zl::results::text
