@@ -21,9 +21,10 @@ namespace zl::cli {
 
 namespace {
 
-constexpr const char* k_usage = "zl report PATH... [-o report.html] [--db FILE]\n"
-                                "       zl report --ab A B [--force] [--alpha P] [--threshold PCT] [-o …] [--db FILE]\n"
-                                "       zl report --db FILE --history N [-o …]";
+constexpr const char* k_usage =
+    "zl report PATH... [-o report.html] [--db FILE]\n"
+    "       zl report --ab A B [--force] [--alpha P] [--threshold PCT] [--process-noise PCT] [-o …] [--db FILE]\n"
+    "       zl report --db FILE --history N [-o …]";
 
 constexpr const char* k_notes =
     R"(zl report writes one HTML file that needs nothing else: the data is embedded in it as JSON,
@@ -127,7 +128,9 @@ int cmd_report(Context&, const Args& args)
     ("history", po::value<std::size_t>(), "the last N campaigns of each caliber in --db FILE")
     ("force", po::bool_switch(), "--ab: draw although the calibers differ (under a banner)")
     ("alpha", po::value<double>()->default_value(0.05, "0.05"), "--ab, --history: significance level of the U test")
-    ("threshold", po::value<double>()->default_value(2.0), "--ab, --history: PCT within which a non-significant change is 'same'");
+    ("threshold", po::value<double>()->default_value(2.0), "--ab, --history: PCT within which a non-significant change is 'same'")
+    ("process-noise", po::value<double>(), "--ab: PCT of between-process noise added to a side of one round (default: "
+                                           "estimated over the pairings; docs/statistics.md)");
   // clang-format on
   const auto vm = parse_options("report", std::string(k_usage) + "\n\n" + k_notes, desc, args, {"path"});
   if (!vm) {

@@ -18,11 +18,11 @@ namespace zl::cli {
 
 namespace {
 
-constexpr const char* k_usage =
-    "zl summary PATH... [--rows] [--format text|md|csv|json] [--db FILE]\n"
-    "       zl summary --ab A B [--force] [--fail-on-regression PCT] [--alpha P] [--threshold PCT]\n"
-    "                  [--format …] [--db FILE]\n"
-    "       zl summary --db FILE";
+constexpr const char* k_usage = "zl summary PATH... [--rows] [--format text|md|csv|json] [--db FILE]\n"
+                                "       zl summary --ab A B [--force] [--fail-on-regression PCT] [--alpha P] "
+                                "[--threshold PCT] [--process-noise PCT]\n"
+                                "                  [--format …] [--db FILE]\n"
+                                "       zl summary --db FILE";
 
 constexpr const char* k_notes = R"(PATH is a run folder (run_identity.json, run.log, record.log), a campaign folder (run
 folders below it, any depth: zl batch's output, or round-1/ round-2/ … of an A/B), or a FlagGems
@@ -47,11 +47,17 @@ campaign total and the counts of markers (BENCHMARK_CAPTURE_POISONED, AUTOTUNE_R
 where a run prints one shape twice, by which time). Only rows that succeeded on both sides with a
 positive latency count; unpaired and failed rows are counted and listed. Per op: pairs, the
 geometric mean of FlagGems' latency B/A (below 1: B is faster) and its range, marked * when
-either side has rows timed directly (a fallback). Where a side holds several rounds of the same
-ops (several run folders), each pairing gets a Mann-Whitney U test over its rounds (exact for
-small samples, else the normal approximation with tie correction) and a verdict: faster or
-slower (p < --alpha), same (not significant and within --threshold), noisy (not significant
-but further apart).
+either side has rows timed directly (a fallback).
+
+Verdicts, from one campaign a side: where both sides kept their samples (samples.bin), each
+pairing gets B/A - 1 with a 95% interval of the ratio of medians (Price-Bonett per side; several
+rounds are averaged as a per-round test), plus the between-process noise (--process-noise, else
+estimated over all pairings) for a side of one round, and a p-value adjusted over all pairings
+by Benjamini-Hochberg: same (the interval within --threshold), faster or slower (the interval
+excludes 0 and q < --alpha), ambiguous (too wide to tell). docs/statistics.md says why. Rows
+without samples on a side fall back to a Mann-Whitney U test over rounds (several run folders a
+side): faster or slower (p < --alpha), same (not significant and within --threshold), ambiguous
+(not significant but further apart).
 
 The caliber of the two sides (backend, level, timer, mode, tuner cache; from run_identity.json,
 for a bare log from its table titles and zl's ZL_RUN header) must agree: otherwise zl names the
@@ -96,7 +102,9 @@ int cmd_summary(Context&, const Args& args)
     ("force", po::bool_switch(), "--ab: compare although the calibers differ (the difference is printed)")
     ("fail-on-regression", po::value<double>(), "--ab: exit 6 when a pairing is slower by more than PCT percent")
     ("alpha", po::value<double>()->default_value(0.05, "0.05"), "--ab: significance level of the U test")
-    ("threshold", po::value<double>()->default_value(2.0), "--ab: PCT within which a non-significant change is 'same'");
+    ("threshold", po::value<double>()->default_value(2.0), "--ab: PCT within which a non-significant change is 'same'")
+    ("process-noise", po::value<double>(), "--ab: PCT of between-process noise added to a side of one round (default: "
+                                           "estimated over the pairings; docs/statistics.md)");
   // clang-format on
   const auto vm = parse_options("summary", std::string(k_usage) + "\n\n" + k_notes, desc, args, {"path"});
   if (!vm) {
@@ -114,7 +122,7 @@ int cmd_summary(Context&, const Args& args)
   if (ab && (*vm)["rows"].as<bool>()) {
     throw Error("--rows lists the rows of one side: zl summary --rows PATH…, not with --ab");
   }
-  for (const char* option : {"force", "fail-on-regression"}) {
+  for (const char* option : {"force", "fail-on-regression", "process-noise"}) {
     if (!ab && vm->count(option) && !(*vm)[option].defaulted()) {
       throw Error(fmt::format("--{} goes with --ab A B", option));
     }

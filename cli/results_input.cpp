@@ -29,6 +29,9 @@ results::compare::AbOptions ab_options(const po::variables_map& vm)
   if (vm.count("fail-on-regression")) {
     options.fail_on_regression = fraction(vm, "fail-on-regression", 0, 1e6) / 100;
   }
+  if (vm.count("process-noise")) {
+    options.process_noise = fraction(vm, "process-noise", 0, 100) / 100;
+  }
   return options;
 }
 

@@ -11,7 +11,7 @@ using results::compare::Verdict;
 Verdict op_verdict(const OpComparison& op)
 {
   auto count = [&](Verdict v) { return op.verdicts[static_cast<std::size_t>(v)]; };
-  for (const auto v : {Verdict::slower, Verdict::faster, Verdict::noisy, Verdict::same}) {
+  for (const auto v : {Verdict::slower, Verdict::faster, Verdict::ambiguous, Verdict::same}) {
     if (count(v) > 0) {
       return v;
     }
@@ -56,13 +56,13 @@ void write_ab(Json& j, const results::compare::AbResult& r, const AbSides& sides
   std::unordered_map<std::string_view, std::size_t> index;
   for (const auto& op : r.ops) {
     index.emplace(op.op, index.size());
-    w.StartArray(); // [op, pairs, geomean, min, max, fallback_pairs, verdict, faster, slower, same, noisy]
+    w.StartArray(); // [op, pairs, geomean, min, max, fallback_pairs, verdict, faster, slower, same, ambiguous]
     j.str(shown(op.op, cut));
     w.Uint64(op.pairs);
     j.num(op.geomean), j.num(op.min), j.num(op.max);
     w.Uint64(op.fallback_pairs);
     j.str(to_string(op_verdict(op)));
-    for (const auto v : {Verdict::faster, Verdict::slower, Verdict::same, Verdict::noisy}) {
+    for (const auto v : {Verdict::faster, Verdict::slower, Verdict::same, Verdict::ambiguous}) {
       w.Uint64(op.verdicts[static_cast<std::size_t>(v)]);
     }
     w.EndArray();

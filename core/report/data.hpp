@@ -91,7 +91,7 @@ struct AbSides
 void write_ab(Json& j, const results::compare::AbResult& r, const AbSides& sides, std::size_t* cut);
 
 // An op's colour on the page, from its pairings' U-test verdicts: slower when any is slower (a
-// regression is what a reader must see), else faster when any is faster, else noisy when any is,
+// regression is what a reader must see), else faster when any is faster, else ambiguous when any is,
 // else same; none when no pairing had rounds enough to test.
 results::compare::Verdict op_verdict(const results::compare::OpComparison& op);
 

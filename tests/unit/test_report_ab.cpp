@@ -13,8 +13,8 @@ TEST_CASE("zl::report::op_verdict")
   auto set = [&](Verdict v, std::size_t n) { op.verdicts[static_cast<std::size_t>(v)] = n; };
   set(Verdict::same, 3);
   CHECK(op_verdict(op) == Verdict::same);
-  set(Verdict::noisy, 1);
-  CHECK(op_verdict(op) == Verdict::noisy);
+  set(Verdict::ambiguous, 1);
+  CHECK(op_verdict(op) == Verdict::ambiguous);
   set(Verdict::faster, 1);
   CHECK(op_verdict(op) == Verdict::faster);
   set(Verdict::slower, 1); // a regression is what a reader must see

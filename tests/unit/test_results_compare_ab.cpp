@@ -200,16 +200,16 @@ TEST_CASE("zl::results::compare::compare: rounds give U-test verdicts")
   {
     CHECK(compare(base, rounds({1.005, 0.995, 1.015, 0.985, 1.0}), {}).pairings[0].verdict == Verdict::same);
   }
-  SUBCASE("noisy: apart, but the rounds cannot tell")
+  SUBCASE("ambiguous: apart, but the rounds cannot tell")
   {
     const auto r = compare(rounds({1.0, 1.2, 1.4, 1.6, 1.8}), rounds({1.1, 1.3, 1.5, 1.7, 1.9}), {});
     CHECK(r.pairings[0].ratio == doctest::Approx(1.5 / 1.4));
-    CHECK(r.pairings[0].verdict == Verdict::noisy);
+    CHECK(r.pairings[0].verdict == Verdict::ambiguous);
   }
   SUBCASE("too few rounds to ever be significant")
   {
     const auto r = compare(rounds({1.0, 1.01}), rounds({2.0, 2.01}), {});
-    CHECK(r.pairings[0].verdict == Verdict::noisy);
+    CHECK(r.pairings[0].verdict == Verdict::ambiguous);
     CHECK(r.min_p == doctest::Approx(1.0 / 3));
   }
   SUBCASE("a failed round is counted, the others still compare")
@@ -232,7 +232,7 @@ TEST_CASE("zl::results::compare::compare: regressions for --fail-on-regression")
   CHECK(compare(base, rounds({1.20, 1.21, 1.19, 1.22, 1.18}), o).regressions.size() == 1);
   // 4% slower and significant: under the 5% bar.
   CHECK(compare(base, rounds({1.04, 1.05, 1.03, 1.06, 1.045}), o).regressions.empty());
-  // Apart but not significant (noisy): not a regression.
+  // Apart but not significant (ambiguous): not a regression.
   CHECK(compare(rounds({1.0, 1.2, 1.4, 1.6, 1.8}), rounds({1.1, 1.3, 1.5, 1.7, 2.0}), o).regressions.empty());
   // One round a side: the ratio alone decides.
   CHECK(compare(rounds({1.0}), rounds({1.06}), o).regressions.size() == 1);

@@ -73,7 +73,7 @@ TEST_CASE("zl::results::text::format_ab")
   CHECK(banner != std::string::npos);
   CHECK(banner < text.find("OP     PAIRS"));
   CHECK(text.find("abs        1  1.100  1.100  1.100      1.000         0       0") != std::string::npos);
-  CHECK(text.find("One round a side: no verdicts") != std::string::npos);
+  CHECK(text.find("1 pairing without samples on both sides and one round a side: no verdicts") != std::string::npos);
   CHECK(text.find("regressions (B/A above 1.050): 1\n  abs torch.float16 [torch.Size([64])]  B/A 1.100\n") !=
         std::string::npos);
   CHECK(format_ab(r, view, Format::csv).find("abs,1,1.100,1.100,1.100,0,1.000,0,0,0,0,0,0\n") != std::string::npos);

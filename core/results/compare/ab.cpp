@@ -100,14 +100,21 @@ double median(std::vector<double>& v)
 struct Samples
 {
   std::vector<double> gems, torch;
+  std::vector<const SampleSet*> sets; // FlagGems' samples of each measured row, where kept
   std::uint32_t failed = 0;
   bool fallback = false;
   std::string_view error;
 };
 
+const Run& run_of(const SideIndex& s, std::uint32_t i)
+{
+  const auto run = std::upper_bound(s.run_start.begin(), s.run_start.end(), i) - s.run_start.begin() - 1;
+  return (*s.runs)[static_cast<std::size_t>(run)];
+}
+
 void collect(const SideIndex& s, std::uint32_t group, Samples& out)
 {
-  out.gems.clear(), out.torch.clear();
+  out.gems.clear(), out.torch.clear(), out.sets.clear();
   out.failed = 0;
   out.fallback = false;
   out.error = {};
@@ -120,6 +127,7 @@ void collect(const SideIndex& s, std::uint32_t group, Samples& out)
       continue;
     }
     out.gems.push_back(r.gems_ms);
+    out.sets.push_back(run_of(s, i).samples_of(r));
     if (r.torch_ms > 0 && std::isfinite(r.torch_ms)) {
       out.torch.push_back(r.torch_ms);
     }
@@ -129,8 +137,7 @@ void collect(const SideIndex& s, std::uint32_t group, Samples& out)
 std::string where(const SideIndex& s, std::uint32_t i)
 {
   const Row& r = *s.rows[i];
-  const auto run = std::upper_bound(s.run_start.begin(), s.run_start.end(), i) - s.run_start.begin() - 1;
-  const auto& info = (*s.runs)[static_cast<std::size_t>(run)].info;
+  const auto& info = run_of(s, i).info;
   const auto& file = r.source == RowSource::record ? info.record_file : info.log_file;
   return fmt::format("{}:{}", file.empty() ? info.path : file, r.line);
 }
@@ -149,7 +156,7 @@ Verdict verdict_of(const Pairing& p, const AbOptions& o)
   if (p.test.p < o.alpha) {
     return p.ratio < 1 ? Verdict::faster : p.ratio > 1 ? Verdict::slower : Verdict::same;
   }
-  return std::fabs(p.ratio - 1) <= o.threshold ? Verdict::same : Verdict::noisy;
+  return std::fabs(p.ratio - 1) <= o.threshold ? Verdict::same : Verdict::ambiguous;
 }
 
 void finish(OpComparison& c)
@@ -208,8 +215,45 @@ void pair(AbResult& out, SideIndex& a, std::uint32_t ga, SideIndex& b, std::uint
   if (!sa.torch.empty() && !sb.torch.empty()) {
     p.torch_ratio = median(sb.torch) / median(sa.torch);
   }
+  p.est_a = estimate_side(sa.sets), p.est_b = estimate_side(sb.sets);
   p.verdict = verdict_of(p, o);
   out.pairings.push_back(p);
+}
+
+// The verdicts of pairings with samples on both sides (verdict.hpp); the U test's stand elsewhere.
+void judge_sampled(AbResult& out, const AbOptions& o)
+{
+  std::vector<std::size_t> sampled;
+  std::vector<SideEstimate> ea, eb;
+  for (std::size_t k = 0; k < out.pairings.size(); ++k) {
+    const auto& p = out.pairings[k];
+    if (p.est_a.valid() && p.est_b.valid()) {
+      sampled.push_back(k), ea.push_back(p.est_a), eb.push_back(p.est_b);
+    }
+  }
+  out.sampled = sampled.size();
+  out.process_noise_given = o.process_noise.has_value();
+  const double tau2 = o.process_noise ? std::pow(std::log1p(*o.process_noise), 2) : estimate_tau2(ea, eb);
+  out.process_noise = std::expm1(std::sqrt(tau2));
+  std::vector<double> ps;
+  for (const auto k : sampled) {
+    auto& p = out.pairings[k];
+    const auto ci = interval(p.est_a, p.est_b, tau2);
+    p.diff = ci.diff, p.diff_lo = ci.lo, p.diff_hi = ci.hi, p.p = ci.p;
+    ps.push_back(ci.p);
+  }
+  const auto qs = benjamini_hochberg(ps);
+  for (std::size_t i = 0; i < sampled.size(); ++i) {
+    auto& p = out.pairings[sampled[i]];
+    p.q = qs[i];
+    if (p.diff_lo >= -o.threshold && p.diff_hi <= o.threshold) {
+      p.verdict = Verdict::same;
+    } else if (p.q < o.alpha && (p.diff_lo > 0 || p.diff_hi < 0)) {
+      p.verdict = p.diff_lo > 0 ? Verdict::slower : Verdict::faster;
+    } else {
+      p.verdict = Verdict::ambiguous;
+    }
+  }
 }
 
 // Runs f(begin, end, part) over [0, n) in parts on several threads, each part big enough to be
@@ -278,6 +322,7 @@ AbResult compare(const std::vector<Run>& a, const std::vector<Run>& b, const AbO
     out.failed.insert(out.failed.end(), parts[t].failed.begin(), parts[t].failed.end());
   }
   parts.clear();
+  judge_sampled(out, options);
   Samples sb;
   for (std::uint32_t gb = 0; gb < ib.first.size(); ++gb) {
     if (!ib.matched[gb]) {
@@ -296,7 +341,7 @@ AbResult compare(const std::vector<Run>& a, const std::vector<Run>& b, const AbO
     }
     add(*current, p);
     add(out.total, p);
-    if (p.verdict != Verdict::none) {
+    if (p.verdict != Verdict::none && !has_value(p.diff)) { // judged by the U test over rounds
       fewest_a = std::min<std::size_t>(fewest_a, p.a_samples);
       fewest_b = std::min<std::size_t>(fewest_b, p.b_samples);
     }
@@ -306,8 +351,8 @@ AbResult compare(const std::vector<Run>& a, const std::vector<Run>& b, const AbO
       out.regressions.push_back(k);
     }
   }
-  out.tested = fewest_a != SIZE_MAX;
-  out.min_p = out.tested ? min_p_value(fewest_a, fewest_b) : 1.0;
+  out.tested = fewest_a != SIZE_MAX || out.sampled > 0;
+  out.min_p = fewest_a != SIZE_MAX ? min_p_value(fewest_a, fewest_b) : 1.0;
   for (const auto& u : out.unpaired) {
     ++ops[u.op].unpaired;
     ++out.total.unpaired;

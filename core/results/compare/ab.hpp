@@ -5,6 +5,7 @@
 #pragma once
 
 #include "results/compare/mann_whitney.hpp"
+#include "results/compare/verdict.hpp"
 #include "results/model.hpp"
 #include "util/memory.hpp"
 
@@ -15,7 +16,7 @@
 
 namespace zl::results::compare {
 
-enum class Verdict { none, faster, slower, same, noisy };
+enum class Verdict { none, faster, slower, same, ambiguous };
 const char* to_string(Verdict v);
 
 struct AbOptions
@@ -23,6 +24,8 @@ struct AbOptions
   double alpha = 0.05;                      // significance level of the U test
   double threshold = 0.02;                  // |B/A - 1| up to this is "same" when the test finds no difference
   std::optional<double> fail_on_regression; // fraction: B/A above 1 + this is a regression
+  // The between-process noise (relative) a one-round side adds; none: estimated (verdict.hpp).
+  std::optional<double> process_noise;
 };
 
 // The value of a caliber field a run does not say (a FlagGems log without zl's ZL_RUN header).
@@ -47,6 +50,11 @@ struct Pairing
   double torch_ratio = k_na;                  // the same for torch's latency
   bool fallback = false;                      // a row of either side was timed directly
   UTest test;
+  // From the samples (docs/statistics.md): B's median over A's, less one, with its 95% interval;
+  // p of no difference, and q, its Benjamini-Hochberg adjustment over the campaign's pairings.
+  // NaN where a side kept no samples (then the verdict, if any, is the U test's over rounds).
+  double diff = k_na, diff_lo = k_na, diff_hi = k_na, p = k_na, q = k_na;
+  SideEstimate est_a, est_b; // from the samples; not valid where a side kept none
   Verdict verdict = Verdict::none;
 
   std::string_view op() const { return row->op(); }
@@ -89,6 +97,9 @@ struct AbResult
   std::size_t rounds_a = 0, rounds_b = 0; // most rows of one key on a side
   bool tested = false;                    // some pairing had rounds on both sides
   double min_p = 1;                       // the smallest p-value the fewest rounds tested can reach
+  std::size_t sampled = 0;                // pairings judged from their samples
+  double process_noise = 0;               // the relative between-process noise used (sqrt(tau^2))
+  bool process_noise_given = false;       // given (AbOptions), not estimated
 };
 
 // Pairs and compares. The runs must outlive the result (it views their rows).

@@ -18,8 +18,8 @@ const char* to_string(Verdict v)
     return "slower";
   case Verdict::same:
     return "same";
-  case Verdict::noisy:
-    return "noisy";
+  case Verdict::ambiguous:
+    return "ambiguous";
   }
   return "-";
 }

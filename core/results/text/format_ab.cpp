@@ -24,22 +24,13 @@ Table op_table(const AbResult& r, Format f)
 {
   const bool csv = f == Format::csv;
   Table t;
-  t.header = csv ? std::vector<std::string>{"op",
-                                            "pairs",
-                                            "geomean_ratio",
-                                            "min_ratio",
-                                            "max_ratio",
-                                            "fallback_pairs",
-                                            "torch_geomean_ratio",
-                                            "faster",
-                                            "slower",
-                                            "same",
-                                            "noisy",
-                                            "unpaired",
+  t.header = csv ? std::vector<std::string>{"op",        "pairs",          "geomean_ratio",       "min_ratio",
+                                            "max_ratio", "fallback_pairs", "torch_geomean_ratio", "faster",
+                                            "slower",    "same",           "ambiguous",           "unpaired",
                                             "failed"}
                  : std::vector<std::string>{"OP", "PAIRS", "B/A", "MIN", "MAX", "TORCH B/A"};
   if (!csv && r.tested) {
-    for (const char* v : {"FASTER", "SLOWER", "SAME", "NOISY"}) {
+    for (const char* v : {"FASTER", "SLOWER", "SAME", "AMBIGUOUS"}) {
       t.header.push_back(v);
     }
   }
@@ -58,7 +49,7 @@ Table op_table(const AbResult& r, Format f)
     }
     row.push_back(fixed(c.torch_geomean));
     if (csv || r.tested) {
-      for (const auto v : {Verdict::faster, Verdict::slower, Verdict::same, Verdict::noisy}) {
+      for (const auto v : {Verdict::faster, Verdict::slower, Verdict::same, Verdict::ambiguous}) {
         row.push_back(std::to_string(c.verdicts[static_cast<std::size_t>(v)]));
       }
     }
@@ -94,6 +85,9 @@ std::string json(const AbResult& r, const AbView& v)
   j.field("forced", v.forced);
   j.field("alpha", v.options.alpha);
   j.field("threshold", v.options.threshold);
+  j.field("sampled_pairings", static_cast<unsigned long long>(r.sampled));
+  j.field("process_noise", r.process_noise);
+  j.field("process_noise_given", r.process_noise_given);
   j.key("unfinished");
   w.StartArray();
   for (const auto& [side, o] : v.unfinished) {
@@ -119,7 +113,7 @@ std::string json(const AbResult& r, const AbView& v)
     number("geomean_ratio", op.geomean), number("min_ratio", op.min), number("max_ratio", op.max);
     number("torch_geomean_ratio", op.torch_geomean);
     j.field("fallback_pairs", static_cast<unsigned long long>(op.fallback_pairs));
-    for (const auto vd : {Verdict::faster, Verdict::slower, Verdict::same, Verdict::noisy}) {
+    for (const auto vd : {Verdict::faster, Verdict::slower, Verdict::same, Verdict::ambiguous}) {
       j.field(to_string(vd), static_cast<unsigned long long>(op.verdicts[static_cast<std::size_t>(vd)]));
     }
     j.field("unpaired", static_cast<unsigned long long>(op.unpaired));
@@ -146,7 +140,11 @@ std::string json(const AbResult& r, const AbView& v)
     j.field("b_failed", static_cast<unsigned long long>(p.b_failed));
     j.field("fallback", p.fallback);
     j.field("verdict", std::string(to_string(p.verdict)));
-    number("p_value", p.verdict == Verdict::none ? k_na : p.test.p);
+    const bool sampled = has_value(p.diff);
+    j.field("method", std::string(sampled ? "samples" : p.verdict == Verdict::none ? "none" : "u_test"));
+    number("p_value", sampled ? p.p : p.verdict == Verdict::none ? k_na : p.test.p);
+    number("q_value", p.q);
+    number("diff", p.diff), number("diff_lo", p.diff_lo), number("diff_hi", p.diff_hi);
     w.EndObject();
   }
   w.EndArray();
@@ -172,6 +170,38 @@ std::string json(const AbResult& r, const AbView& v)
   w.EndArray();
   w.EndObject();
   return j.text();
+}
+
+// How the sample verdicts were reached, and the pairings that are not "same".
+std::string sampled_notes(const AbResult& r, const AbView& v, const std::string& item, bool md)
+{
+  std::string out = fmt::format(
+      "Verdicts from the samples of {} pairings (docs/statistics.md): B/A - 1 with a 95% interval of the ratio of "
+      "medians (Price-Bonett per side; rounds, where there are several, as a per-round test), between-process "
+      "noise {:.2f}% ({}) added to a side of one round, p-values adjusted by Benjamini-Hochberg over all "
+      "pairings. same: the interval within +-{}%; faster, slower: it excludes 0 and q < {}; ambiguous: too wide "
+      "to tell.\n",
+      r.sampled, r.process_noise * 100, r.process_noise_given ? "given by --process-noise" : "estimated over them",
+      v.options.threshold * 100, v.options.alpha);
+  std::vector<const Pairing*> called;
+  for (const auto& p : r.pairings) {
+    if (has_value(p.diff) && p.verdict != Verdict::same) {
+      called.push_back(&p);
+    }
+  }
+  if (called.empty()) {
+    return out;
+  }
+  out += fmt::format("\n{}not same: {}\n", md ? "### " : "", called.size());
+  for (std::size_t k = 0; k < called.size() && k < k_listed; ++k) {
+    const auto& p = *called[k];
+    out += fmt::format("{}{:<9} {:+.2f}% [{:+.2f}%, {:+.2f}%] q={:.3g}  {}\n", item, to_string(p.verdict), p.diff * 100,
+                       p.diff_lo * 100, p.diff_hi * 100, p.q, key_text(p.op(), p.dtype(), p.shape(), p.occurrence()));
+  }
+  if (called.size() > k_listed) {
+    out += fmt::format("{}… and {} more (--format json lists all)\n", item, called.size() - k_listed);
+  }
+  return out;
 }
 
 } // namespace
@@ -215,19 +245,24 @@ std::string format_ab(const AbResult& r, const AbView& v, Format f)
                        md ? "\\" : "", counted(r.total.fallback_pairs, "pairing"),
                        parse::marker_names::k_benchmark_direct_no_cudagraph);
   }
-  if (r.tested) {
-    out +=
-        fmt::format("Verdicts: a Mann-Whitney U test over the rounds of each pairing (alpha {}). faster, slower:\n"
-                    "significant; same: not significant and |B/A - 1| <= {}%; noisy: not significant, further apart.\n",
-                    v.options.alpha, v.options.threshold * 100);
+  if (r.sampled > 0) {
+    out += sampled_notes(r, v, item, md);
+  }
+  if (r.sampled < r.pairings.size() && r.tested && r.min_p < 1) {
+    out += fmt::format(
+        "Verdicts: a Mann-Whitney U test over the rounds of each pairing (alpha {}). faster, slower:\n"
+        "significant; same: not significant and |B/A - 1| <= {}%; ambiguous: not significant, further apart.\n",
+        v.options.alpha, v.options.threshold * 100);
     if (r.min_p >= v.options.alpha) {
       out += fmt::format("Too few rounds: with {} and {} the smallest p-value is {:.3f}, not below alpha, so no "
                          "pairing can be called faster or slower; give each side more rounds (9 or more, as Google "
                          "Benchmark advises).\n",
                          r.rounds_a, r.rounds_b, r.min_p);
     }
-  } else {
-    out += "One round a side: no verdicts (a U test needs several rounds of the same ops on each side).\n";
+  } else if (r.sampled < r.pairings.size()) {
+    out += fmt::format("{} without samples on both sides and one round a side: no verdicts for them (a U test "
+                       "needs several rounds; runs of this zl keep samples.bin).\n",
+                       counted(r.pairings.size() - r.sampled, "pairing"));
   }
   auto list = [&](const std::vector<Unmatched>& items, const std::string& title, bool failed) {
     if (items.empty()) {
