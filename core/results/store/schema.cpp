@@ -1,5 +1,6 @@
 #include "results/store/schema.hpp"
 
+#include "results/store/migrations.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/string.hpp"
@@ -10,6 +11,8 @@
 #include <boost/filesystem.hpp>
 
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -17,76 +20,6 @@
 namespace zl::results::store {
 
 namespace {
-
-struct Migration
-{
-  int version;
-  const char* sql;
-};
-
-// Append only: a database remembers the last version applied, and a new version is a new
-// entry that takes it from the previous one.
-constexpr Migration k_migrations[] = {
-    {1, R"sql(
-CREATE TABLE runs (
-  id INTEGER PRIMARY KEY,
-  path TEXT NOT NULL UNIQUE,          -- the run folder or log file, absolute
-  kind TEXT NOT NULL,                 -- run, log, record
-  log_file TEXT,
-  record_file TEXT,
-  op TEXT,                            -- node.op of the identity, else the tables' ops
-  backend TEXT,
-  level TEXT,
-  timer TEXT,                         -- the run's effective timer
-  mode TEXT,
-  tuner_cache TEXT,
-  status TEXT,
-  duration_s REAL,
-  device_uuid TEXT,
-  device_name TEXT,
-  started_at TEXT,
-  zl_version TEXT,
-  identity TEXT,                      -- run_identity.json as read
-  ingested_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
-);
-CREATE INDEX runs_backend_op ON runs (backend, op);
-CREATE TABLE rows (
-  id INTEGER PRIMARY KEY,
-  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-  seq INTEGER NOT NULL,               -- order in the run
-  op TEXT NOT NULL,
-  dtype TEXT NOT NULL,
-  size_detail TEXT NOT NULL,
-  occurrence INTEGER NOT NULL,        -- earlier rows of the run with the same op, dtype, size_detail
-  status TEXT NOT NULL CHECK (status IN ('SUCCESS', 'FAILED')),
-  torch_ms REAL,
-  gems_ms REAL,
-  speedup REAL,
-  tflops REAL,
-  torch_gbps REAL,
-  gems_gbps REAL,
-  timer TEXT,                         -- the timer of this row
-  fallback INTEGER NOT NULL DEFAULT 0, -- BENCHMARK_DIRECT_NO_CUDAGRAPH: timed directly
-  error TEXT,
-  source TEXT NOT NULL,               -- table, record, failure_line, test_failure
-  line INTEGER
-);
-CREATE INDEX rows_run ON rows (run_id, seq);
-CREATE INDEX rows_op ON rows (op, dtype);
-CREATE TABLE markers (
-  id INTEGER PRIMARY KEY,
-  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-  seq INTEGER NOT NULL,
-  name TEXT NOT NULL,
-  op TEXT,
-  line INTEGER,
-  row_seq INTEGER,                    -- rows.seq of the row it concerns, in the same run
-  fields TEXT NOT NULL                -- JSON object of its key=value fields
-);
-CREATE INDEX markers_run ON markers (run_id, seq);
-CREATE INDEX markers_name ON markers (name);
-)sql"},
-};
 
 int user_version(const Db& db)
 {
@@ -101,7 +34,39 @@ int user_version(const Db& db)
 
 int schema_version()
 {
-  return k_migrations[std::size(k_migrations) - 1].version;
+  return migrations::k_migrations[std::size(migrations::k_migrations) - 1].version;
+}
+
+void bind_arg(sqlite3_stmt* s, int i, std::string_view v)
+{
+  // An empty view may have no data pointer, which SQLite binds as NULL: a row without a dtype
+  // (pytest's FAILED line) would then break the NOT NULL columns.
+  sqlite3_bind_text(s, i, v.data() != nullptr ? v.data() : "", static_cast<int>(v.size()), SQLITE_STATIC);
+}
+void bind_arg(sqlite3_stmt* s, int i, double v)
+{
+  std::isnan(v) ? sqlite3_bind_null(s, i) : sqlite3_bind_double(s, i, v);
+}
+void bind_arg(sqlite3_stmt* s, int i, long long v)
+{
+  sqlite3_bind_int64(s, i, v);
+}
+void bind_arg(sqlite3_stmt* s, int i, const std::optional<double>& v)
+{
+  v ? sqlite3_bind_double(s, i, *v) : sqlite3_bind_null(s, i);
+}
+
+std::string_view column_text(sqlite3_stmt* s, int i)
+{
+  const auto* p = sqlite3_column_text(s, i);
+  return p == nullptr
+             ? std::string_view()
+             : std::string_view(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(s, i)));
+}
+double column_real(sqlite3_stmt* s, int i)
+{
+  return sqlite3_column_type(s, i) == SQLITE_NULL ? std::numeric_limits<double>::quiet_NaN()
+                                                  : sqlite3_column_double(s, i);
 }
 
 void StmtFinalizer::operator()(sqlite3_stmt* s) const
@@ -281,14 +246,19 @@ void Db::migrate() const
   if (version == 0 && has_tables()) {
     throw not_a_store();
   }
-  for (const auto& m : k_migrations) {
-    if (m.version > version) {
-      exec(m.sql);
+  for (const auto& m : migrations::k_migrations) {
+    // One that does not apply (no such table, a table already there) met a database whose
+    // tables are not those of its version; an I/O error or a full disk is said as it is.
+    if (m.version > version && sqlite3_exec(m_db, m.sql, nullptr, nullptr, nullptr) != SQLITE_OK) {
+      if ((sqlite3_extended_errcode(m_db) & 0xFF) == SQLITE_ERROR) {
+        throw not_a_store();
+      }
+      fail(fmt::format("migrating to schema version {}", m.version));
     }
   }
   exec(fmt::format("PRAGMA user_version = {}", schema_version()));
+  check_tables(); // before the commit: a database that is not a store is rolled back untouched
   t.commit();
-  check_tables();
 }
 
 Error Db::not_a_store() const
@@ -310,10 +280,12 @@ void Db::check_tables() const
   // edited by hand, is refused here rather than by SQLite's raw text later.
   for (const char* sql :
        {"SELECT id, path, kind, log_file, record_file, op, backend, level, timer, mode, tuner_cache, status, "
-        "duration_s, device_uuid, device_name, started_at, zl_version, identity FROM runs LIMIT 0",
+        "duration_s, device_uuid, device_name, started_at, zl_version, identity, samples_file FROM runs LIMIT 0",
         "SELECT run_id, seq, op, dtype, size_detail, occurrence, status, torch_ms, gems_ms, speedup, tflops, "
         "torch_gbps, gems_gbps, timer, fallback, error, source, line FROM rows LIMIT 0",
-        "SELECT run_id, seq, name, op, line, row_seq, fields FROM markers LIMIT 0"}) {
+        "SELECT run_id, seq, name, op, line, row_seq, fields FROM markers LIMIT 0",
+        "SELECT run_id, row_seq, side, n, stop, timer, calls, returned, t0, stamps_measured, ms, at_s FROM samples "
+        "LIMIT 0"}) {
     sqlite3_stmt* raw = nullptr;
     const int rc = sqlite3_prepare_v2(m_db, sql, -1, &raw, nullptr);
     sqlite3_finalize(raw);

@@ -5,6 +5,7 @@
 #include "util/error.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -60,6 +61,16 @@ private:
   std::string m_path;
   bool m_read_only = false;
 };
+
+// Binding parameters (not "bind": with a std::string argument, argument-dependent lookup would
+// pick std::bind). A NaN double (k_na) and an empty optional bind NULL; an empty view binds "".
+void bind_arg(sqlite3_stmt* s, int i, std::string_view v);
+void bind_arg(sqlite3_stmt* s, int i, double v);
+void bind_arg(sqlite3_stmt* s, int i, long long v);
+void bind_arg(sqlite3_stmt* s, int i, const std::optional<double>& v);
+// Reading columns: NULL reads as "" and as NaN (k_na).
+std::string_view column_text(sqlite3_stmt* s, int i);
+double column_real(sqlite3_stmt* s, int i);
 
 // BEGIN IMMEDIATE … COMMIT, rolled back when the scope is left by an exception. Immediate:
 // a writer takes the write lock up front, so two writers wait for each other (busy timeout)
