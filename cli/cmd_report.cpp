@@ -42,27 +42,39 @@ dtype the geometric-mean speedup of FlagGems over torch of each op as sorted bar
 FlagGems faster, vermillion: slower); the failures (FAILED rows, failure lines), the rows timed
 directly after graph capture was refused (BENCHMARK_DIRECT_NO_CUDAGRAPH) and the markers
 (BENCHMARK_CAPTURE_POISONED, AUTOTUNE_REPLAY_FALLBACK, …), each with the row it concerns and
-FILE:LINE; per op its latency against size (Size Detail in the order the run printed them,
-the median over rounds; FlagGems solid, torch dashed, a colour per dtype); and the ops that
-ops_status.csv does not call ok (crashed, timeout, …). Runs of different calibers in one
-folder are never summarized together: the page says so and shows each caliber on its own.
+FILE:LINE, a failure's message whole (up to 64 KiB), wrapped as printed; where the runs kept
+their samples (samples.bin), the rows whose samples warn (noisy, outliers, short, few) with
+their side, noise (IQR over the median) and count, and how many rows stopped sampling at a cap
+(the most samples or the time limit) before the median's interval converged; per op its
+latency against size as points, not lines (Size Details have no order: they are ordered by
+element count, the product of the first list of integers in each, those without one last; the
+median over rounds; FlagGems filled, torch hollow, a colour per dtype), beside each point the
+box of its samples (min, quartiles, median, max of the round that kept the most), and a
+tooltip with the shape, its element count, the sample count, median, noise and warnings; and
+the ops that ops_status.csv does not call ok (crashed, timeout, …). Runs of different calibers
+in one folder are never summarized together: the page says so and shows each caliber on its
+own.
 
 --ab A B: per op, FlagGems' latency B/A (geometric mean over the pairings, the bar from 1) and
-its range (the pale bar), coloured by the U-test verdicts of its pairings, as zl summary --ab
-computes them: vermillion slower if any pairing is slower, else blue faster if any is faster,
-else orange noisy if any is, else grey same; light grey when too few rounds to test. Below
-it, per op, the B/A of each size, coloured by that pairing's own verdict. The calibers of both
-sides are shown; sides that differ are refused (exit 2) as by zl summary --ab, and --force
-draws them under a banner that names the difference.
+its range (the pale bar), coloured by the verdicts of its pairings, as zl summary --ab computes
+them: vermillion slower if any pairing is slower, else blue faster if any is faster, else
+orange ambiguous if any is, else grey same; light grey when too few rounds to test. Below it,
+per op, the B/A of each size, coloured by that pairing's own verdict; where both sides kept
+samples, the bar ends at B against A of the samples' medians and its 95% interval is drawn
+over it as a dark bar (a forest plot: an interval across 1 is no change), and the tooltip and
+table give it as a percent with the interval, the verdict, p and the q-value; elsewhere B/A of
+the medians over rounds and the U test's p, as before. The calibers of both sides are shown;
+sides that differ are refused (exit 2) as by zl summary --ab, and --force draws them under a
+banner that names the difference.
 
 --db FILE --history N: per op, dtype and size, FlagGems' latency over the last N campaigns of
-the store (a campaign: the folder of its run folders, a round-N level looked through; in order of
-its first run's start), one line per size. A campaign of another caliber is drawn in a section
-of its own, never on the same line. A point is a regression, drawn as a large vermillion triangle,
-when `zl summary --ab <the campaign before> <this campaign>` calls its pairing slower (the first
-drawn is compared with the campaign just before the window, when the store has one): the U
-test over the rounds of each, so single-round campaigns mark none. A store without runs gives
-a page that says so.
+the store (a campaign: the folder of its run folders, a round-N level looked through; in order
+of its first run's start), one line per size, on a logarithmic axis (sizes span decades). A
+campaign of another caliber is drawn in a section of its own, never on the same line. A point
+is a regression, drawn as a large vermillion triangle, when `zl summary --ab <the campaign
+before> <this campaign>` calls its pairing slower (the first drawn is compared with the
+campaign just before the window, when the store has one): the U test over the rounds of each,
+so single-round campaigns mark none. A store without runs gives a page that says so.
 
 Every chart has its numbers as a table below it (collapsed), the colours are the Okabe-Ito set
 that colour-blind readers tell apart, and the page prints (all charts are drawn before

@@ -71,13 +71,16 @@ void write_ab(Json& j, const results::compare::AbResult& r, const AbSides& sides
   j.key("pairings");
   w.StartArray();
   for (const auto& p : r.pairings) {
-    w.StartArray(); // [op index, dtype, shape, a_ms, b_ms, ratio, verdict, p]
+    // [op index, dtype, shape, a_ms, b_ms, ratio, verdict, p, diff, diff_lo, diff_hi, q]: diff and
+    // its interval from the samples (null where a side kept none), p theirs, else the rounds' U test
+    w.StartArray();
     const auto it = index.find(p.op());
     w.Uint64(it == index.end() ? 0 : it->second);
     j.str(shown(p.dtype(), cut)), j.str(shown(p.shape(), cut));
     j.num(p.a_ms), j.num(p.b_ms), j.num(p.ratio);
     j.str(to_string(p.verdict));
-    j.num(p.verdict == Verdict::none ? results::k_na : p.test.p);
+    j.num(results::has_value(p.p) ? p.p : p.verdict == Verdict::none ? results::k_na : p.test.p);
+    j.num(p.diff), j.num(p.diff_lo), j.num(p.diff_hi), j.num(p.q);
     w.EndArray();
   }
   w.EndArray();

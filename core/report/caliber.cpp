@@ -108,12 +108,12 @@ void Json::strings(std::string_view k, const std::vector<std::string>& values)
   m_w.EndArray();
 }
 
-std::string shown(std::string_view label, std::size_t* cut)
+std::string shown(std::string_view label, std::size_t* cut, std::size_t max)
 {
-  if (label.size() <= k_label_max) {
+  if (label.size() <= max) {
     return std::string(label);
   }
-  std::size_t end = k_label_max;
+  std::size_t end = max;
   while (end > 0 && (static_cast<unsigned char>(label[end]) & 0xC0) == 0x80) {
     --end; // not inside a UTF-8 sequence
   }

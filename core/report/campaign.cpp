@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
 #include <unordered_map>
 
 namespace zl::report {
@@ -17,6 +18,8 @@ namespace {
 
 using results::Row;
 using results::Run;
+using results::SampleSet;
+using results::SampleStop;
 namespace names = results::parse::marker_names;
 
 double median(std::vector<double> v)
@@ -28,18 +31,57 @@ double median(std::vector<double> v)
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-// One op and dtype's latency against size: the median over the rounds of each Size Detail, in
-// the order the runs printed them.
+// The product of the integers of list (the text between its brackets); NaN unless list is
+// integers only: "64, 64" and "64," are sizes, "'a', 1", "0.5" and "" are not.
+double integer_product(std::string_view list)
+{
+  double product = 1;
+  bool any = false;
+  while (!list.empty()) {
+    const auto comma = std::min(list.find(','), list.size());
+    auto item = list.substr(0, comma);
+    list.remove_prefix(std::min(comma + 1, list.size()));
+    const auto first = item.find_first_not_of(" \t\n");
+    if (first == std::string_view::npos) {
+      continue; // "(64,)": Python's one-tuple
+    }
+    item = item.substr(first, item.find_last_not_of(" \t\n") + 1 - first);
+    if (item.size() > 18 || item.find_first_not_of("0123456789") != std::string_view::npos) {
+      return results::k_na; // no tensor has 10^18 elements a dimension: not a size (nor stod's overflow)
+    }
+    product *= std::stod(std::string(item));
+    any = true;
+  }
+  return any ? product : results::k_na;
+}
+
+// A row's samples of one side, where it kept any.
+const SampleSet* kept(const Run& run, const Row& r, bool gems)
+{
+  const auto* s = run.samples_of(r, gems);
+  return s != nullptr && s->stats.n > 0 ? s : nullptr;
+}
+
+// One op and dtype's latency against size: per Size Detail the median over the rounds, and the
+// samples of the round that kept the most (rounds are not pooled: each is another process).
 struct Series
 {
   std::vector<std::string_view> shapes;
   std::vector<std::vector<double>> torch, gems;
+  std::vector<const SampleSet*> torch_box, gems_box;
   std::unordered_map<std::string_view, std::size_t> index;
 };
 
-void write_series(Json& j, const std::vector<const Run*>& runs, std::size_t* cut)
+using SeriesKey = std::pair<std::string_view, std::string_view>; // op, dtype
+
+std::map<SeriesKey, Series> collect_series(const std::vector<const Run*>& runs)
 {
-  std::map<std::pair<std::string_view, std::string_view>, Series> all;
+  auto most = [](const SampleSet*& box, const SampleSet* s) {
+    if (s != nullptr && (box == nullptr || s->stats.n > box->stats.n)) {
+      box = s;
+    }
+  };
+  std::map<SeriesKey, Series> all;
   for (const auto* run : runs) {
     for (const auto& r : run->rows) {
       if (!r.measured()) {
@@ -49,34 +91,110 @@ void write_series(Json& j, const std::vector<const Run*>& runs, std::size_t* cut
       auto [it, fresh] = s.index.emplace(r.shape, s.shapes.size());
       if (fresh) {
         s.shapes.push_back(r.shape), s.torch.emplace_back(), s.gems.emplace_back();
+        s.torch_box.push_back(nullptr), s.gems_box.push_back(nullptr);
       }
+      const auto k = it->second;
       if (results::has_value(r.torch_ms) && r.torch_ms > 0) {
-        s.torch[it->second].push_back(r.torch_ms);
+        s.torch[k].push_back(r.torch_ms);
       }
-      s.gems[it->second].push_back(r.gems_ms);
+      s.gems[k].push_back(r.gems_ms);
+      most(s.torch_box[k], kept(*run, r, false));
+      most(s.gems_box[k], kept(*run, r, true));
     }
   }
+  return all;
+}
+
+// [min, q1, median, q3, max, n, noise, warnings] of a side's samples, or null.
+void write_box(Json& j, const SampleSet* s)
+{
+  auto& w = j.w();
+  if (s == nullptr) {
+    w.Null();
+    return;
+  }
+  const auto& st = s->stats;
+  w.StartArray();
+  for (const double v : {st.min, st.q1, st.median, st.q3, st.max}) {
+    j.num(v);
+  }
+  w.Uint(st.n);
+  j.num(st.noise());
+  j.str(results::warnings_text(st.warnings));
+  w.EndArray();
+}
+
+void write_series(Json& j, const std::vector<const Run*>& runs, std::size_t* cut)
+{
   auto& w = j.w();
   j.key("series");
   w.StartArray();
-  for (const auto& [key, s] : all) {
-    w.StartArray(); // [op, dtype, [shapes], [torch], [gems]]: 700 ops × 3 dtypes, keys would weigh
-    j.str(shown(key.first, cut)), j.str(shown(key.second, cut));
+  for (const auto& entry : collect_series(runs)) {
+    // [op, dtype, [shapes], [torch], [gems], [element counts], [torch boxes], [gems boxes]], by
+    // element count; arrays, not objects: 700 ops × 3 dtypes, keys would weigh
+    const Series& s = entry.second; // not a structured binding: C++17 lambdas cannot capture one
+    const auto order = by_element_count(s.shapes);
     w.StartArray();
-    for (const auto shape : s.shapes) {
-      j.str(shown(shape, cut));
-    }
-    w.EndArray();
-    for (const auto* values : {&s.torch, &s.gems}) {
+    j.str(shown(entry.first.first, cut)), j.str(shown(entry.first.second, cut));
+    auto each = [&](auto&& write) {
       w.StartArray();
-      for (const auto& v : *values) {
-        j.num(median(v));
+      for (const auto k : order) {
+        write(k);
       }
       w.EndArray();
-    }
+    };
+    each([&](std::size_t k) { j.str(shown(s.shapes[k], cut)); });
+    each([&](std::size_t k) { j.num(median(s.torch[k])); });
+    each([&](std::size_t k) { j.num(median(s.gems[k])); });
+    each([&](std::size_t k) { j.num(element_count(s.shapes[k])); });
+    each([&](std::size_t k) { write_box(j, s.torch_box[k]); });
+    each([&](std::size_t k) { write_box(j, s.gems_box[k]); });
     w.EndArray();
   }
   w.EndArray();
+}
+
+// How far the measurements can be trusted: each row side whose samples warn (noisy, outliers,
+// too short, too few), and how many rows stopped sampling at a cap before converging.
+void write_sampling(Json& j, const std::vector<const Run*>& runs, std::size_t* cut)
+{
+  auto& w = j.w();
+  std::size_t sampled = 0, capped = 0, max_samples = 0, max_time = 0;
+  j.key("unstable");
+  w.StartArray();
+  for (const auto* run : runs) {
+    const auto& file = run->info.log_file.empty() ? run->info.path : run->info.log_file;
+    for (const auto& r : run->rows) {
+      bool any = false, at_n = false, at_time = false;
+      for (const bool gems : {true, false}) {
+        const auto* s = kept(*run, r, gems);
+        if (s == nullptr) {
+          continue;
+        }
+        any = true;
+        at_n = at_n || s->stop == SampleStop::max_samples;
+        at_time = at_time || s->stop == SampleStop::max_time;
+        if (s->stats.warnings != 0) {
+          w.StartArray(); // [op, dtype, shape, side, warnings, noise, n, stop, where]
+          j.str(shown(r.op(), cut)), j.str(shown(r.dtype(), cut)), j.str(shown(r.shape, cut));
+          j.str(gems ? "FlagGems" : "torch"), j.str(results::warnings_text(s->stats.warnings));
+          j.num(s->stats.noise()), w.Uint(s->stats.n), j.str(results::to_string(s->stop));
+          j.str(shown(fmt::format("{}:{}", file, r.line), cut));
+          w.EndArray();
+        }
+      }
+      sampled += any ? 1 : 0;
+      capped += at_n || at_time ? 1 : 0;
+      max_samples += at_n ? 1 : 0;
+      max_time += at_time ? 1 : 0;
+    }
+  }
+  w.EndArray();
+  j.key("sampling"); // rows counted once, whichever side stopped at a cap
+  w.StartObject();
+  j.field("rows", sampled), j.field("capped", capped);
+  j.field("max_samples", max_samples), j.field("max_time", max_time);
+  w.EndObject();
 }
 
 // What a reader must see next to the numbers: failed rows, rows timed directly, the markers
@@ -89,7 +207,7 @@ void write_issues(Json& j, const std::vector<const Run*>& runs, std::size_t* cut
     w.StartArray(); // [kind, op, dtype, shape, detail, where]
     j.str(kind), j.str(shown(op, cut));
     j.str(row ? shown(row->dtype(), cut) : ""), j.str(row ? shown(row->shape, cut) : "");
-    j.str(shown(detail, cut)), j.str(shown(where, cut));
+    j.str(shown(detail, cut, k_message_max)), j.str(shown(where, cut));
     w.EndArray();
   };
   j.key("issues");
@@ -130,6 +248,42 @@ void write_issues(Json& j, const std::vector<const Run*>& runs, std::size_t* cut
 }
 
 } // namespace
+
+double element_count(std::string_view size_detail)
+{
+  // The innermost lists, in order: the span from the last opening bracket to the next closing one.
+  std::size_t open = std::string_view::npos;
+  for (std::size_t i = 0; i < size_detail.size(); ++i) {
+    const char c = size_detail[i];
+    if (c == '[' || c == '(') {
+      open = i;
+    } else if ((c == ']' || c == ')') && open != std::string_view::npos) {
+      const double n = integer_product(size_detail.substr(open + 1, i - open - 1));
+      if (results::has_value(n)) {
+        return n;
+      }
+      open = std::string_view::npos;
+    }
+  }
+  return results::k_na;
+}
+
+std::vector<std::size_t> by_element_count(const std::vector<std::string_view>& shapes)
+{
+  std::vector<std::pair<double, std::size_t>> keyed;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    keyed.emplace_back(element_count(shapes[i]), i);
+  }
+  // Stable: equal counts, and shapes without one (NaN: after every count), keep the printed order.
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) {
+    return results::has_value(x.first) && (!results::has_value(y.first) || x.first < y.first);
+  });
+  std::vector<std::size_t> order;
+  for (const auto& [count, i] : keyed) {
+    order.push_back(i);
+  }
+  return order;
+}
 
 void write_campaign(Json& j, const std::vector<Run>& runs, const std::vector<results::OpOutcome>& ops, std::size_t* cut)
 {
@@ -181,6 +335,7 @@ void write_campaign(Json& j, const std::vector<Run>& runs, const std::vector<res
     w.Int64(summary.total.failed), w.Int64(summary.total.fallback);
     w.EndArray();
     write_series(j, members, cut);
+    write_sampling(j, members, cut);
     write_issues(j, members, cut);
     w.EndObject();
   }

@@ -48,8 +48,17 @@ private:
 // Labels longer than this are shortened on the page (a 10 MB op name must not make a 10 MB
 // page); the page says that some were.
 constexpr std::size_t k_label_max = 512;
-// label cut at k_label_max bytes (on a UTF-8 boundary) with "… (N bytes)"; counts into *cut.
-std::string shown(std::string_view label, std::size_t* cut = nullptr);
+// A message (a failure's error, a traceback) is read whole: only one past this is shortened.
+constexpr std::size_t k_message_max = std::size_t{64} * 1024;
+// label cut at max bytes (on a UTF-8 boundary) with "… (N bytes)"; counts into *cut.
+std::string shown(std::string_view label, std::size_t* cut = nullptr, std::size_t max = k_label_max);
+
+// The number of elements a Size Detail names: the product of the integers of its first list of
+// integers only ("[torch.Size([64, 64]), 1]": 4096, "[1073741824]"); NaN where it has none.
+double element_count(std::string_view size_detail);
+// Indices of shapes ordered by element count (shapes have no order of their own; a count is
+// the size a reader means), those without a count after, each in the order given.
+std::vector<std::size_t> by_element_count(const std::vector<std::string_view>& shapes);
 
 // The caliber of a group of runs, every field a campaign's numbers depend on, as the runs'
 // run_identity.json records it: each field's values (several where runs disagree on a field
@@ -72,8 +81,9 @@ std::vector<CaliberInfo> group_by_caliber(const std::vector<results::Run>& runs)
 void write_caliber(Json& j, const CaliberInfo& c);
 
 // The campaign view: per caliber (runs of mixed caliber are split, never summarized together),
-// zl summary's groups (geometric-mean speedups), each op's latency against size, failures,
-// fallbacks, markers and the ops its campaign did not call ok. ops: the campaigns'
+// zl summary's groups (geometric-mean speedups), each op's latency against size with the
+// distribution of its samples, the rows whose samples warn and how many stopped at a cap,
+// failures, fallbacks, markers and the ops its campaign did not call ok. ops: the campaigns'
 // ops_status.csv. Writes a JSON object; counts labels it shortened into *cut.
 void write_campaign(Json& j, const std::vector<results::Run>& runs, const std::vector<results::OpOutcome>& ops,
                     std::size_t* cut);

@@ -5,6 +5,8 @@ ZL_REQUIRE_BROWSER=1 (CI), where they fail. Each view's screenshot is kept in
 import json
 import os
 import shutil
+import struct
+import zlib
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -16,7 +18,7 @@ from test_summary import side, table, write_run
 CORPUS = SOURCE_DIR / "corpus"
 PYTHON = "/usr/bin/python3"
 ARTIFACTS = Path(os.environ.get("ZL_BUILD_DIR", "/tmp")) / "artifacts" / "report"
-VERDICT = {"faster": "#0072B2", "slower": "#D55E00", "same": "#999999", "noisy": "#E69F00", "none": "#CCCCCC"}
+VERDICT = {"faster": "#0072B2", "slower": "#D55E00", "same": "#999999", "ambiguous": "#E69F00", "none": "#CCCCCC"}
 
 
 def browser_missing():
@@ -71,6 +73,19 @@ def charts(browser, kind):
         "op: c.$zl.op || null, dtype: c.$zl.dtype || null}))", kind)
 
 
+# The latency charts as drawn: shapes and element counts in x order, whether a dataset joins its
+# points, the boxes of samples drawn, and the tooltip of each dataset's first point.
+LATENCY = """return window.zlCharts.filter(c => c.$zl.kind === 'latency').map(c => ({
+  op: c.$zl.op, shapes: c.$zl.shapes, counts: c.$zl.counts, boxes: c.$zl.boxes,
+  lines: c.data.datasets.map((d, i) => c.getDatasetMeta(i).controller.options.showLine),
+  tips: c.data.datasets.map((d, i) => {
+    if (d.data.length === 0) return null;
+    c.tooltip.setActiveElements([{datasetIndex: i, index: 0}], {x: 0, y: 0});
+    c.update();
+    return {title: c.tooltip.title, body: c.tooltip.body.flatMap(b => b.lines)};
+  })}))"""
+
+
 def set_filter(browser, text):
     from selenium.webdriver.support.ui import WebDriverWait
     from selenium.webdriver.common.keys import Keys
@@ -119,14 +134,19 @@ def test_campaign_view_of_a_real_campaign(zl, tmp_path, browser):
     assert narrowed == len([g for g in measured if "ab" in g["op"]])
     assert 0 < narrowed < len(measured)
     set_filter(browser, "")
-    assert len(charts(browser, "latency")) == len({g["op"] for g in measured})
+    latency = charts(browser, "latency")
+    assert len(latency) == len({g["op"] for g in measured})
+    # Sizes as points (shapes have no order to draw a line along), by element count.
+    for c in browser.execute_script(LATENCY):
+        assert c["lines"] == [False] * len(c["lines"])
+        assert c["counts"] == sorted(c["counts"]) and None not in c["counts"]
     # It prints: every chart is drawn first (beforeprint), and the PDF is kept with the screenshots.
     import base64
     pdf = base64.b64decode(browser.print_page())
     assert pdf.startswith(b"%PDF") and len(pdf) > 10_000
     (ARTIFACTS / "campaign.pdf").write_bytes(pdf)
     # Each chart's table fallback is collapsed, and built when opened.
-    fallbacks = browser.find_elements("css selector", "details.fallback")
+    fallbacks = browser.find_elements("css selector", "details.fallback:not(.unstable)")
     assert len(fallbacks) == 1 + len({g["op"] for g in measured}) and not fallbacks[0].get_attribute("open")
     fallbacks[0].find_element("tag name", "summary").click()
     # The toggle event that builds it is queued as a task after the click, so it is waited for.
@@ -146,6 +166,76 @@ def test_declined_ops_are_apart_from_failed_ones(zl, tmp_path, browser):
     assert sorted(declined) == ["fft: skipped", "sum_dim: unsupported"]
     assert unfinished == ["nosuchop: preflight_failed"]
     assert "Ops FlagGems declined, not failures" in text_of(browser)
+
+
+def samples_bin(records):
+    """samples.bin as python/zl_plugins/zl_samples.py writes it: b"ZLSAMPL1", then per record
+    b"ZLR1", u32 header length, u32 count, the JSON header, the float32 ms, the float32 seconds
+    after t0, and a CRC-32 of all after the tag; little-endian. records: (header, ms)."""
+    out = b"ZLSAMPL1"
+    for header, ms in records:
+        head = json.dumps(header).encode()
+        n = len(ms)
+        body = struct.pack(f"<II{len(head)}s{n}f{n}f", len(head), n, head, *ms, *[0.001 * i for i in range(n)])
+        out += b"ZLR1" + body + struct.pack("<I", zlib.crc32(body))
+    return out
+
+
+def sampled(shape, returned, ms, stop="converged", op="abs", dtype="torch.float16"):
+    """A record of one side of a row: it goes to the row whose latency printed is `returned`."""
+    return ({"op": op, "table_op": op, "dtype": dtype, "shape": shape, "timer": "graph", "stop": stop, "calls": 1,
+             "returned": returned, "t0": 1.7e9, "stamps": "measured"}, ms)
+
+
+def evenly(lo, hi, n):
+    return [lo + (hi - lo) * i / (n - 1) for i in range(n)]
+
+
+SIZES = [("[torch.Size([1073741824])]", 2.0, 1.0), ("[torch.Size([64, 64])]", 0.2, 0.1),
+         ("[torch.Size([])]", 0.1, 0.05), ("[torch.Size([8])]", 0.1, 0.05)]  # printed in no order of size
+
+
+def test_campaign_view_sizes_samples_and_warnings(zl, tmp_path, browser):
+    campaign = tmp_path / "campaign"
+    message = "ValueError: " + "the operand is out of range; " * 30 + "\n  at line two\n    and three"
+    failure = f"\x1b[31mFAILED\x1b[0m: Operator=abs dtype=torch.float32 err=<<<{message}>>>\n"
+    one = write_run(campaign / "round-1" / "abs", table("abs", "torch.float16", SIZES) + failure)
+    two = write_run(campaign / "round-2" / "abs", table("abs", "torch.float16", SIZES))
+    (one / "samples.bin").write_bytes(samples_bin([sampled(SIZES[1][0], 0.1, evenly(0.095, 0.105, 12))]))
+    (two / "samples.bin").write_bytes(samples_bin([
+        sampled(SIZES[1][0], 0.1, evenly(0.05, 0.15, 30), stop="max_time"),  # noisy, and the most samples
+        sampled(SIZES[0][0], 2.0, evenly(1.99, 2.01, 8))]))  # torch's
+    page = report(zl, str(campaign), out=tmp_path / "sampled.html")
+    open_page(browser, page, "campaign-samples")
+    (c,) = browser.execute_script(LATENCY)
+    assert c["shapes"] == ["[torch.Size([8])]", "[torch.Size([64, 64])]", "[torch.Size([1073741824])]",
+                           "[torch.Size([])]"]  # by element count; the one without a count last
+    assert c["counts"] == [8, 4096, 1073741824, None]
+    assert c["lines"] == [False, False]  # FlagGems and torch of one dtype: points only
+    assert c["boxes"] == 2  # FlagGems at [64, 64] (round 2: 30 samples), torch at the largest size
+    gems, torch = c["tips"]
+    assert gems["title"] == ["[torch.Size([8])]: 8 elements"]
+    assert torch["title"] == ["[torch.Size([8])]: 8 elements"]
+    set_filter(browser, "abs")  # the tooltip of the sampled point, through the same callbacks
+    tip = browser.execute_script("""const c = window.zlCharts.find(c => c.$zl.kind === 'latency');
+      c.tooltip.setActiveElements([{datasetIndex: 0, index: 1}], {x: 0, y: 0}); c.update();
+      return {title: c.tooltip.title, body: c.tooltip.body.flatMap(b => b.lines)};""")
+    assert tip["title"] == ["[torch.Size([64, 64])]: 4,096 elements"]
+    assert tip["body"][0] == "torch.float16 FlagGems: 0.100000 ms (median over rounds)"
+    assert tip["body"][1] == "samples: 30 samples, median 0.100000 ms, noise 50.0% (IQR/median), warnings: noisy"
+    # The warnings of the unstable run, and the share that stopped at a cap.
+    text = text_of(browser)
+    assert "1 of 3 rows with samples (33.3%) stopped sampling at a cap" in text
+    assert "1 at the time limit" in text
+    rows = [[td.text for td in tr.find_elements("tag name", "td")]
+            for tr in browser.find_elements("css selector", "details.unstable tbody tr")]
+    assert rows == [["abs", "torch.float16", "[torch.Size([64, 64])]", "FlagGems", "noisy", "50.0%", "30", "max_time",
+                     f"{two / 'run.log'}:7"]]  # its row: the second of the table
+    # The failure's message whole, wrapped as printed: never cut to its first characters.
+    cell = browser.find_element("css selector", "details.issues tbody tr td:nth-child(5)")
+    assert cell.get_attribute("textContent") == message
+    assert cell.value_of_css_property("white-space") == "pre-wrap"
+    assert cell.size["width"] < 1200  # wrapped inside the page
 
 
 def two_ops(root, abs_latencies, neg_latencies):
@@ -169,7 +259,7 @@ def test_ab_view_colours_are_zl_summarys_verdicts(zl, tmp_path, browser):
     ops = expected["ops"][:-1]  # the last is the total
     assert set(colours) == {o["op"] for o in ops if o["pairs"] > 0}
     for op in ops:
-        verdict = next((v for v in ("slower", "faster", "noisy", "same") if op[v] > 0), "none")
+        verdict = next((v for v in ("slower", "faster", "ambiguous", "same") if op[v] > 0), "none")
         assert colours[op["op"]] == VERDICT[verdict]
     assert colours["abs"] == VERDICT["slower"] and colours["neg"] == VERDICT["faster"]
     # Per op, each pairing in its own verdict's colour, in zl summary's order.
@@ -177,6 +267,8 @@ def test_ab_view_colours_are_zl_summarys_verdicts(zl, tmp_path, browser):
     for detail in charts(browser, "ab-pairs"):
         verdicts = [p["verdict"] for p in expected["pairings"] if p["op"] == detail["op"]]
         assert detail["colours"] == [VERDICT[v] for v in verdicts] and len(verdicts) == 3
+    # No samples kept: no interval, the bar from 1 to B/A as ever.
+    assert browser.execute_script(INTERVALS) == [0, 0]
     set_filter(browser, "ne")
     assert charts(browser, "ab")[0]["labels"] == ["neg"]
 
@@ -188,6 +280,9 @@ def test_ab_view_colours_are_zl_summarys_verdicts(zl, tmp_path, browser):
     page = report(zl, "--ab", str(base), str(other), "--force", out=tmp_path / "forced.html")
     open_page(browser, page, "ab-forced")
     assert "The two sides differ in caliber (compared anyway with --force): timer: A=graph B=direct" in text_of(browser)
+
+
+INTERVALS = "return window.zlCharts.filter(c => c.$zl.kind === 'ab-pairs').map(c => c.$zl.intervals)"
 
 
 def night(root, latencies, **kw):
@@ -214,6 +309,9 @@ def test_history_view_one_line_per_size(zl, tmp_path, browser):
     assert len(lines) == 2  # abs float16 of each caliber
     for c in lines:
         assert c["sizes"] == 3  # one line per size
+    # Log: an op's sizes span decades of latency, which a linear axis flattens.
+    assert browser.execute_script(
+        "return window.zlCharts.filter(c => c.$zl.kind === 'history').map(c => c.scales.y.type)") == ["logarithmic"] * 2
     by_points = sorted(lines, key=lambda c: c["points"][0])
     assert by_points[0]["points"] == [1, 1, 1] and by_points[1]["points"] == [3, 3, 3]
     # The third night is 30% slower at every size: the U test over five rounds calls it.

@@ -1,6 +1,7 @@
 """zl report end to end, continued: the history's gaps and its first campaign, the markers and the
-caliber header, and hostile input (identities of the wrong shape, link loops, FIFOs, -o that is
-not a file, concurrent and interrupted writes). The browser tests share test_report's Chromium."""
+caliber header, the A/B view's intervals, and hostile input (identities of the wrong shape, link
+loops, FIFOs, -o that is not a file, concurrent and interrupted writes). The browser tests share
+test_report's Chromium."""
 import json
 import os
 import signal
@@ -8,7 +9,8 @@ import subprocess
 import time
 
 from conftest import SOURCE_DIR, ZL_BIN
-from test_report import browser, charts, open_page, report, text_of  # noqa: F401 (browser: a fixture)
+from test_report import browser  # noqa: F401 (a fixture)
+from test_report import INTERVALS, charts, evenly, open_page, report, sampled, samples_bin, text_of
 from test_summary import side, table, write_run
 
 STEADY = [1.00, 1.01, 0.99, 1.02, 0.98]
@@ -62,6 +64,61 @@ def test_history_op_missing_from_a_campaign_and_the_campaign_before_the_window(z
     assert abs_["triangles"] == [1, 1, 1] and abs_["points"] == [2, 2, 2]
     (neg,) = history_points(browser, "neg")
     assert [len(line) for line in neg["data"]] == [2, 2]
+
+
+def test_ab_view_draws_each_pairings_interval(zl, tmp_path, browser):
+    steady = [1.00, 1.01, 0.99, 1.02, 0.98]
+    page = report(zl, "--ab", str(side(tmp_path / "a", steady)), str(side(tmp_path / "b", steady)),
+                  out=tmp_path / "ab.html")
+    # The page draws what the data says: the first pairing given an interval as compare gives one
+    # from samples (B 20% faster, [-25%, -15%]), the others left without, as rounds alone give.
+    data = data_of(page)
+    first = data["ab"]["pairings"][0]
+    first[6:12] = ["faster", 0.001, -0.2, -0.25, -0.15, 0.002]
+    head, rest = page.read_text().split('id="zl-data">')
+    patched = tmp_path / "ab-interval.html"
+    patched.write_text(head + 'id="zl-data">' + json.dumps(data).replace("<", "\\u003c") + "</script>" +
+                       rest.split("</script>", 1)[1])
+    open_page(browser, patched, "ab-interval")
+    assert browser.execute_script(INTERVALS) == [1]
+    bars = browser.execute_script("""const c = window.zlCharts.find(c => c.$zl.kind === 'ab-pairs');
+      c.tooltip.setActiveElements([{datasetIndex: 0, index: 0}], {x: 0, y: 0}); c.update();
+      return {estimate: c.data.datasets[0].data, interval: c.data.datasets[1].data,
+              tip: c.tooltip.body.flatMap(b => b.lines)};""")
+    assert bars["estimate"][0] == [1, 0.8] and bars["interval"][0] == [0.75, 0.85]
+    assert bars["interval"][1:] == [None, None]
+    assert "B vs A -20.0% [-25.0%, -15.0%], faster, p 0.0010, q 0.0020" in bars["tip"][0]
+    table = browser.find_elements("css selector", "section.op details.fallback")[0]
+    table.find_element("tag name", "summary").click()
+    from selenium.webdriver.support.ui import WebDriverWait
+    WebDriverWait(browser, 10).until(lambda d: table.find_elements("css selector", "tbody tr"))
+    rows = [[td.text for td in tr.find_elements("tag name", "td")]
+            for tr in table.find_elements("css selector", "tbody tr")]
+    assert rows[0][5:] == ["-20.0%", "[-25.0%, -15.0%]", "faster", "0.0010", "0.0020"]
+    assert rows[1][5:7] == ["-", "-"]  # no samples: as before, B/A and the rounds' verdict only
+
+
+def test_ab_view_intervals_from_samples(zl, tmp_path, browser):
+    """Both sides kept samples: each pairing comes with the interval of B/A that compare computes."""
+    def sampled_side(root, scale):
+        side(root, [scale] * 3)
+        for r in range(3):
+            (root / f"round-{r + 1}" / "abs" / "samples.bin").write_bytes(samples_bin([
+                sampled(f"[torch.Size([{n}])]", scale * n / 64, [x * scale * n / 64 for x in evenly(0.95, 1.05, 20)])
+                for n in (64, 128, 256)]))
+        return root
+    page = report(zl, "--ab", str(sampled_side(tmp_path / "a", 1.0)), str(sampled_side(tmp_path / "b", 1.2)),
+                  out=tmp_path / "ab.html")
+    pairings = data_of(page)["ab"]["pairings"]
+    assert len(pairings) == 3
+    for p in pairings:
+        assert p[9] <= p[8] <= p[10] and p[9] < 0.2 < p[10] and p[6] == "slower"
+    open_page(browser, page, "ab-samples")
+    assert browser.execute_script(INTERVALS) == [3]
+    tip = browser.execute_script("""const c = window.zlCharts.find(c => c.$zl.kind === 'ab-pairs');
+      c.tooltip.setActiveElements([{datasetIndex: 0, index: 0}], {x: 0, y: 0}); c.update();
+      return c.tooltip.body[0].lines[0];""")
+    assert "B vs A +20.0% [" in tip and ", slower, p " in tip and ", q " in tip
 
 
 def test_markers_and_fallbacks_are_listed_with_their_rows(zl, tmp_path, browser):

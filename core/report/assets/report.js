@@ -5,7 +5,7 @@
   const DATA = JSON.parse(document.getElementById('zl-data').textContent);
   const main = document.getElementById('zl-main');
   // Okabe-Ito: told apart by readers with any common colour-vision deficiency.
-  const VERDICT = { faster: '#0072B2', slower: '#D55E00', same: '#999999', noisy: '#E69F00', none: '#CCCCCC' };
+  const VERDICT = { faster: '#0072B2', slower: '#D55E00', same: '#999999', ambiguous: '#E69F00', none: '#CCCCCC' };
   const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#000000', '#F0E442'];
   const charts = [];
   const filters = [];
@@ -29,6 +29,9 @@
     return e;
   }
   function num(x, d) { return x === null || x === undefined ? '-' : Number(x).toFixed(d === undefined ? 3 : d); }
+  // A change as a signed percent (B vs A: -3.2%), a share as a plain one (noise 4.1%).
+  function pct(x) { return x === null || x === undefined ? '-' : `${x > 0 ? '+' : ''}${(100 * x).toFixed(1)}%`; }
+  function share(x) { return x === null || x === undefined ? '-' : `${(100 * x).toFixed(1)}%`; }
   function short(s) { return s.length > 60 ? s.slice(0, 57) + '…' : s; }
   function matches(op, q) { return q === '' || op.toLowerCase().includes(q); }
 
@@ -123,30 +126,117 @@
     });
     filtered(c, b, all, data, 16);
   }
+  // Chart.js has no box plot: a dataset's zlBoxes ([min, q1, median, q3, max, …] per point, or
+  // null) are drawn under its points, whiskers from min to max and a box from q1 to q3.
+  const boxPlugin = {
+    id: 'zlBoxes',
+    beforeDatasetsDraw(c) {
+      const { ctx, chartArea: a } = c;
+      const unit = Math.abs(c.scales.x.getPixelForValue(1) - c.scales.x.getPixelForValue(0));
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(a.left, a.top, a.right - a.left, a.bottom - a.top);
+      ctx.clip();
+      c.data.datasets.forEach((ds, d) => {
+        if (!ds.zlBoxes || !c.isDatasetVisible(d)) return;
+        const w = Math.max(2, Math.min(7, unit * ds.zlWidth * 0.4)); // half the box's width
+        Object.assign(ctx, { strokeStyle: ds.borderColor, fillStyle: `${ds.borderColor}33`, lineWidth: 1 });
+        c.getDatasetMeta(d).data.forEach(({ x }, k) => {
+          if (!ds.zlBoxes[k]) return;
+          const [lo, q1, med, q3, hi] = ds.zlBoxes[k].slice(0, 5).map((v) => c.scales.y.getPixelForValue(v));
+          ctx.beginPath();
+          for (const [x0, y0, x1, y1] of [[x, lo, x, q1], [x, q3, x, hi], [x - w / 2, lo, x + w / 2, lo], [x - w / 2, hi, x + w / 2, hi], [x - w, med, x + w, med]]) {
+            ctx.moveTo(x0, y0);
+            ctx.lineTo(x1, y1);
+          }
+          ctx.stroke();
+          ctx.fillRect(x - w, q3, 2 * w, q1 - q3);
+          ctx.strokeRect(x - w, q3, 2 * w, q1 - q3);
+        });
+      });
+      ctx.restore();
+    },
+  };
+  function elements(n) { return n === null ? 'no element count' : `${n.toLocaleString('en-US')} element${n === 1 ? '' : 's'}`; }
+  // [min, q1, median, q3, max, n, noise, warnings] in words.
+  function boxText(b) {
+    return b ? `${b[5]} samples, median ${num(b[2], 6)} ms, noise ${share(b[6])} (IQR/median)${b[7] ? `, warnings: ${b[7]}` : ''}` : '-';
+  }
+  // The shapes of every dtype, by element count (each series comes so ordered), those without after.
+  function sizeOrder(series) {
+    const counts = new Map();
+    for (const x of series) x[2].forEach((sh, k) => { if (!counts.has(sh)) counts.set(sh, x[5][k]); });
+    const rank = (sh) => (counts.get(sh) === null ? Infinity : counts.get(sh));
+    const shapes = [...counts.keys()].sort((p, q) => (rank(p) === rank(q) ? 0 : rank(p) < rank(q) ? -1 : 1));
+    return { shapes: shapes, counts: shapes.map((sh) => counts.get(sh)) };
+  }
+  // Points, not lines: shapes have no order of their own, a line between two would say they do.
+  // Each dtype and side sits a little apart within its shape's slot, its samples' box beside it.
+  function latencyChart(b, op, series) {
+    const { shapes, counts } = sizeOrder(series);
+    const sides = series.flatMap((x, i) => [[x, i, 4, 7, 'FlagGems'], [x, i, 3, 6, 'torch']]);
+    const width = Math.min(0.2, 0.8 / sides.length);
+    let lo = Infinity;
+    let hi = 0;
+    const datasets = sides.map(([x, i, at, boxes, side], d) => {
+      const colour = PALETTE[i % PALETTE.length];
+      const offset = (d - (sides.length - 1) / 2) * width;
+      const points = [];
+      const kept = [];
+      x[2].forEach((sh, k) => {
+        if (x[at][k] === null) return;
+        const box = x[boxes][k];
+        points.push({ x: shapes.indexOf(sh) + offset, y: x[at][k], shape: sh, count: x[5][k], box: box });
+        kept.push(box);
+        for (const v of box ? [box[0], box[4]] : [x[at][k]]) { if (v > 0) { lo = Math.min(lo, v); hi = Math.max(hi, v); } }
+      });
+      return { label: `${x[1]} ${side}`, data: points, zlBoxes: kept, zlWidth: width, borderColor: colour,
+        backgroundColor: side === 'torch' ? '#ffffff' : colour, pointStyle: side === 'torch' ? 'rect' : 'circle',
+        pointRadius: 4, pointHitRadius: 8, showLine: false };
+    });
+    const boxes = datasets.reduce((n, ds) => n + ds.zlBoxes.filter((x) => x).length, 0);
+    chart(b, 'latency', { op: op, label: `latency of ${op}`, shapes: shapes, counts: counts, boxes: boxes }, {
+      type: 'scatter', data: { labels: shapes, datasets: datasets }, plugins: [boxPlugin],
+      options: {
+        plugins: { tooltip: { callbacks: {
+          title: (items) => { const p = items[0].raw; return `${p.shape}: ${elements(p.count)}`; },
+          label: (ctx) => { const p = ctx.raw; return [`${ctx.dataset.label}: ${num(p.y, 6)} ms (median over rounds)`].concat(p.box ? [`samples: ${boxText(p.box)}`] : []); },
+        } } },
+        scales: {
+          x: { type: 'linear', min: -0.5, max: shapes.length - 0.5, grid: { offset: true }, // lines between shapes
+            title: { display: true, text: 'Size Detail, by element count' },
+            afterBuildTicks: (axis) => { axis.ticks = shapes.map((_, k) => ({ value: k })); },
+            ticks: { callback: (v) => (Number.isInteger(v) && shapes[v] !== undefined ? short(shapes[v]) : '') } },
+          y: Object.assign({ type: 'logarithmic', title: { display: true, text: 'latency (ms, log)' } },
+            hi > 0 ? { suggestedMin: lo / 1.2, suggestedMax: hi * 1.2 } : {}),
+        },
+      },
+    });
+  }
   function opSection(op, series) {
     const s = el('section', { class: 'op' }, el('h4', {}, op));
-    const shapes = [];
-    for (const x of series) for (const sh of x[2]) if (!shapes.includes(sh)) shapes.push(sh);
     const b = box(260);
     s.append(b);
-    lazy(b, () => {
-      const datasets = [];
-      series.forEach((x, i) => {
-        const colour = PALETTE[i % PALETTE.length];
-        const at = (values) => shapes.map((sh) => { const k = x[2].indexOf(sh); return k < 0 ? null : values[k]; });
-        datasets.push({ label: `${x[1]} FlagGems`, data: at(x[4]), borderColor: colour, backgroundColor: colour });
-        datasets.push({ label: `${x[1]} torch`, data: at(x[3]), borderColor: colour, backgroundColor: colour, borderDash: [5, 4], pointStyle: 'rect' });
-      });
-      chart(b, 'latency', { op: op, label: `latency of ${op}` }, {
-        type: 'line', data: { labels: shapes, datasets: datasets },
-        options: { scales: { x: { ticks: { callback(v) { return short(this.getLabelForValue(v)); } } },
-          y: { type: 'logarithmic', title: { display: true, text: 'latency (ms, log)' } } } },
-      });
-    });
-    s.append(fallback(`latency of ${op}`, ['dtype', 'Size Detail', 'torch ms', 'FlagGems ms'], () =>
-      series.flatMap((x) => x[2].map((sh, k) => [x[1], sh, num(x[3][k], 6), num(x[4][k], 6)]))));
+    lazy(b, () => latencyChart(b, op, series));
+    s.append(fallback(`latency of ${op}`, ['dtype', 'Size Detail', 'elements', 'torch ms', 'FlagGems ms', 'torch samples', 'FlagGems samples'], () =>
+      series.flatMap((x) => x[2].map((sh, k) => [x[1], sh, x[5][k] === null ? '-' : x[5][k], num(x[3][k], 6), num(x[4][k], 6), boxText(x[6][k]), boxText(x[7][k])]))));
     filters.push((q) => { s.hidden = !matches(op, q); });
     return s;
+  }
+  // How far the numbers can be trusted: rows whose samples warn, and how many stopped at a cap.
+  function stability(sec, c) {
+    const s = c.sampling;
+    if (!s || s.rows === 0) return;
+    const capped = `${s.capped} of ${s.rows} rows with samples (${share(s.capped / s.rows)})`;
+    sec.append(s.capped ? banner('warn', `${capped} stopped sampling at a cap before the median's interval converged: ${s.max_samples} at the most samples, ${s.max_time} at the time limit.`)
+      : el('p', { class: 'sampling' }, `${capped} stopped sampling at a cap: every row converged or was timed as asked.`));
+    if (c.unstable.length === 0) return;
+    sec.append(el('h4', {}, `Unstable measurements: samples that warn (${c.unstable.length})`));
+    const list = fallback('unstable measurements', ['op', 'dtype', 'Size Detail', 'side', 'warnings', 'noise (IQR/median)', 'samples', 'stopped', 'where'],
+      () => c.unstable.map((u) => [u[0], u[1] || '-', u[2], u[3], u[4], share(u[5]), u[6], u[7], u[8]]));
+    list.classList.add('unstable');
+    list.open = c.unstable.length <= 50;
+    sec.append(list);
   }
   function campaign(d) {
     if (d.calibers.length === 0) {
@@ -166,6 +256,7 @@
       for (const dt of dtypes) speedupChart(sec, c.groups, dt);
       sec.append(fallback('speedups', ['op', 'dtype', 'rows', 'speedup', 'min', 'max', 'failed', 'fallback', 'status'],
         () => c.groups.map((g) => [g[0], g[1] || '-', g[2], num(g[4]), num(g[5]), num(g[6]), g[7], g[8], g[9] || '-'])));
+      stability(sec, c);
       if (c.issues.length) {
         sec.append(el('h4', {}, `Failures, fallbacks and markers (${c.issues.length})`));
         const list = fallback('failures, fallbacks and markers', ['what', 'op', 'dtype', 'Size Detail', 'detail', 'where'], () => c.issues);
@@ -229,38 +320,47 @@
     const c = chart(b, 'ab', { label: 'B/A per op' }, {
       type: 'bar', data: data(all),
       options: { indexAxis: 'y', plugins: { legend: { display: false }, tooltip: { callbacks: {
-        label: (ctx) => { const o = c.$zl.rows[ctx.dataIndex]; return `B/A ${num(o[2])} (${num(o[3])}–${num(o[4])}), ${o[1]} pairs, verdict ${o[6]}: ${o[7]} faster, ${o[8]} slower, ${o[9]} same, ${o[10]} noisy`; },
+        label: (ctx) => { const o = c.$zl.rows[ctx.dataIndex]; return `B/A ${num(o[2])} (${num(o[3])}–${num(o[4])}), ${o[1]} pairs, verdict ${o[6]}: ${o[7]} faster, ${o[8]} slower, ${o[9]} same, ${o[10]} ambiguous`; },
       } } },
       scales: { y: { ticks: { autoSkip: false, callback(v) { return short(this.getLabelForValue(v)); } } },
         x: Object.assign({ type: 'linear', title: { display: true, text: 'B/A (below 1: B faster)' } }, around(all)) } },
     });
     filtered(c, b, all, data, 18);
-    main.append(fallback('B/A per op', ['op', 'pairs', 'B/A', 'min', 'max', 'fallback pairs', 'verdict', 'faster', 'slower', 'same', 'noisy'],
+    main.append(fallback('B/A per op', ['op', 'pairs', 'B/A', 'min', 'max', 'fallback pairs', 'verdict', 'faster', 'slower', 'same', 'ambiguous'],
       () => d.ops.map((o) => [o[0], o[1], num(o[2]), num(o[3]), num(o[4]), o[5], o[6], o[7], o[8], o[9], o[10]])));
     main.append(el('h4', {}, 'B/A per size, per op (each pairing coloured by its own verdict)'));
     const byOp = new Map();
     for (const p of d.pairings) { if (!byOp.has(p[0])) byOp.set(p[0], []); byOp.get(p[0]).push(p); }
     for (const [index, pairs] of byOp) main.append(abOpSection(d.ops[index][0], pairs));
   }
+  // Per size: the bar from 1 to B/A in its verdict's colour, and, where both sides kept samples,
+  // the 95% interval of B/A over it as a thin dark bar (a forest plot: an interval across 1 is no change).
   function abOpSection(op, pairs) {
     const s = el('section', { class: 'op' }, el('h4', {}, op));
     const b = box(Math.max(120, pairs.length * 16 + 60));
     s.append(b);
+    const estimate = (p) => (p[8] === null ? p[5] : 1 + p[8]);
+    const interval = (p) => (p[8] === null ? null : [1 + p[9], 1 + p[10]]);
+    const words = (p) => `${p[8] === null ? '' : `B vs A ${pct(p[8])} [${pct(p[9])}, ${pct(p[10])}], `}${p[6]}, p ${num(p[7], 4)}${p[11] === null ? '' : `, q ${num(p[11], 4)}`}`;
     lazy(b, () => {
-      chart(b, 'ab-pairs', { op: op, verdicts: pairs.map((p) => p[6]), label: `B/A per size of ${op}` }, {
+      const intervals = pairs.map(interval);
+      chart(b, 'ab-pairs', { op: op, verdicts: pairs.map((p) => p[6]), intervals: intervals.filter((x) => x).length, label: `B/A per size of ${op}` }, {
         type: 'bar',
         data: { labels: pairs.map((p) => `${p[1]} ${p[2]}`),
-          datasets: [{ label: 'B/A', data: pairs.map((p) => [1, p[5]]), backgroundColor: pairs.map((p) => VERDICT[p[6]]), minBarLength: 3 }] },
+          datasets: [
+            { label: 'B/A', data: pairs.map((p) => [1, estimate(p)]), backgroundColor: pairs.map((p) => VERDICT[p[6]]), grouped: false, minBarLength: 3 },
+            { label: '95% interval', data: intervals, backgroundColor: '#222222', grouped: false, barPercentage: 0.2, minBarLength: 2, order: -1 }, // on top
+          ] },
         options: { indexAxis: 'y', plugins: { legend: { display: false }, tooltip: { callbacks: {
-          label: (ctx) => { const p = pairs[ctx.dataIndex]; return `B/A ${num(p[5])} (A ${num(p[3], 6)} ms, B ${num(p[4], 6)} ms), ${p[6]}, p ${num(p[7], 4)}`; },
+          label: (ctx) => { const p = pairs[ctx.dataIndex]; return `B/A ${num(estimate(p))} (A ${num(p[3], 6)} ms, B ${num(p[4], 6)} ms), ${words(p)}`; },
         } } },
         scales: { y: { ticks: { autoSkip: false, callback(v) { return short(this.getLabelForValue(v)); } } },
-          x: Object.assign({ type: 'linear', title: { display: true, text: 'B/A (below 1: B faster)' } },
-            around(pairs.map((p) => [0, 0, 0, p[5], p[5]]))) } },
+          x: Object.assign({ type: 'linear', title: { display: true, text: 'B/A (below 1: B faster; dark: 95% interval)' } },
+            around(pairs.map((p) => { const i = interval(p) || [estimate(p), estimate(p)]; return [0, 0, 0, Math.min(i[0], estimate(p)), Math.max(i[1], estimate(p))]; }))) } },
       });
     });
-    s.append(fallback(`B/A per size of ${op}`, ['dtype', 'Size Detail', 'A ms', 'B ms', 'B/A', 'verdict', 'p'],
-      () => pairs.map((p) => [p[1], p[2], num(p[3], 6), num(p[4], 6), num(p[5]), p[6], num(p[7], 4)])));
+    s.append(fallback(`B/A per size of ${op}`, ['dtype', 'Size Detail', 'A ms', 'B ms', 'B/A', 'B vs A', '95% interval', 'verdict', 'p', 'q'],
+      () => pairs.map((p) => [p[1], p[2], num(p[3], 6), num(p[4], 6), num(p[5]), pct(p[8]), p[8] === null ? '-' : `[${pct(p[9])}, ${pct(p[10])}]`, p[6], num(p[7], 4), num(p[11], 4)])));
     filters.push((q) => { s.hidden = !matches(op, q); });
     return s;
   }
@@ -297,7 +397,8 @@
                 pointStyle: l[1].map((_, k) => (bad.has(k) ? 'triangle' : 'circle')),
                 pointBackgroundColor: l[1].map((_, k) => (bad.has(k) ? VERDICT.slower : colour)) };
             }) },
-            options: { scales: { y: { title: { display: true, text: 'FlagGems latency (ms)' } } } },
+            // Log: one op's sizes span decades of latency; a linear axis flattens all but the largest.
+            options: { scales: { y: { type: 'logarithmic', title: { display: true, text: 'FlagGems latency (ms, log)' } } } },
           });
         });
         s.append(fallback(`history of ${op} ${dtype}`, ['Size Detail', ...labels, 'regressions at'],
@@ -314,7 +415,7 @@
   main.append(el('header', {}, el('h1', {}, DATA.title), el('p', { class: 'meta' }, `zl ${DATA.zl_version}, ${DATA.view} view`),
     el('p', { class: 'controls' }, input)));
   if (DATA.labels_shortened > 0) {
-    main.append(banner('warn', 'Labels longer than 512 bytes (op names, Size Details, …) are shortened on this page; each shows its full length.'));
+    main.append(banner('warn', 'Labels longer than 512 bytes (op names, Size Details, …) are shortened on this page, and messages longer than 64 KiB; each shows its full length.'));
   }
   ({ campaign: campaign, ab: ab, history: history })[DATA.view](DATA[DATA.view]);
   let timer = null;
