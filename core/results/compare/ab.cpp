@@ -100,7 +100,7 @@ double median(std::vector<double>& v)
 struct Samples
 {
   std::vector<double> gems, torch;
-  std::vector<const SampleSet*> sets; // FlagGems' samples of each measured row, where kept
+  std::vector<const SampleSet*> sets, torch_sets; // each measured row's samples, where kept
   std::uint32_t failed = 0;
   bool fallback = false;
   std::string_view error;
@@ -114,7 +114,7 @@ const Run& run_of(const SideIndex& s, std::uint32_t i)
 
 void collect(const SideIndex& s, std::uint32_t group, Samples& out)
 {
-  out.gems.clear(), out.torch.clear(), out.sets.clear();
+  out.gems.clear(), out.torch.clear(), out.sets.clear(), out.torch_sets.clear();
   out.failed = 0;
   out.fallback = false;
   out.error = {};
@@ -128,6 +128,7 @@ void collect(const SideIndex& s, std::uint32_t group, Samples& out)
     }
     out.gems.push_back(r.gems_ms);
     out.sets.push_back(run_of(s, i).samples_of(r));
+    out.torch_sets.push_back(run_of(s, i).samples_of(r, false));
     if (r.torch_ms > 0 && std::isfinite(r.torch_ms)) {
       out.torch.push_back(r.torch_ms);
     }
@@ -216,29 +217,54 @@ void pair(AbResult& out, SideIndex& a, std::uint32_t ga, SideIndex& b, std::uint
     p.torch_ratio = median(sb.torch) / median(sa.torch);
   }
   p.est_a = estimate_side(sa.sets), p.est_b = estimate_side(sb.sets);
+  p.torch_a = estimate_side(sa.torch_sets), p.torch_b = estimate_side(sb.torch_sets);
   p.verdict = verdict_of(p, o);
   out.pairings.push_back(p);
+}
+
+// torch's own latency in the same row is a control: it is timed just before FlagGems' in the same
+// process, and the two builds under comparison leave it alone. Where it moved clearly beyond the
+// threshold (its interval, from its own samples alone, lies outside +-threshold), the process or
+// machine was not in the same state for that row on the two sides: how far it moved (ln units)
+// is added to FlagGems' uncertainty, so that only a difference well beyond it is called. 0: none.
+double control_shift(const Pairing& p, const AbOptions& o)
+{
+  if (!p.est_a.valid() || !p.est_b.valid() || !p.torch_a.valid() || !p.torch_b.valid()) {
+    return 0;
+  }
+  const auto ci = interval(p.torch_a, p.torch_b, 0);
+  return ci.lo > o.threshold || ci.hi < -o.threshold ? std::log1p(ci.diff) : 0;
 }
 
 // The verdicts of pairings with samples on both sides (verdict.hpp); the U test's stand elsewhere.
 void judge_sampled(AbResult& out, const AbOptions& o)
 {
-  std::vector<std::size_t> sampled;
+  std::vector<std::size_t> sampled, group;
   std::vector<SideEstimate> ea, eb;
   for (std::size_t k = 0; k < out.pairings.size(); ++k) {
-    const auto& p = out.pairings[k];
-    if (p.est_a.valid() && p.est_b.valid()) {
+    auto& p = out.pairings[k];
+    p.control_shift = control_shift(p, o);
+    p.control_moved = p.control_shift != 0;
+    if (p.est_a.valid() && p.est_b.valid()) { // a moved control's row is process noise too
+      // pairings come op by op: a new op, a new group
+      const bool same_op = !group.empty() && p.op() == out.pairings[sampled.back()].op();
+      group.push_back(group.empty() ? 0 : same_op ? group.back() : group.back() + 1);
       sampled.push_back(k), ea.push_back(p.est_a), eb.push_back(p.est_b);
     }
   }
-  out.sampled = sampled.size();
   out.process_noise_given = o.process_noise.has_value();
-  const double tau2 = o.process_noise ? std::pow(std::log1p(*o.process_noise), 2) : estimate_tau2(ea, eb);
+  const auto noise = estimate_process_noise(ea, eb, group);
+  const double tau2 = o.process_noise ? std::pow(std::log1p(*o.process_noise), 2) : noise.side2();
   out.process_noise = std::expm1(std::sqrt(tau2));
+  out.process_noise_ops = o.process_noise ? 0 : std::expm1(std::sqrt(noise.op2 / 2));
+  out.sampled = sampled.size();
+  out.process_noise_known = o.process_noise.has_value() || noise.known;
   std::vector<double> ps;
   for (const auto k : sampled) {
     auto& p = out.pairings[k];
-    const auto ci = interval(p.est_a, p.est_b, tau2);
+    auto ea_row = p.est_a;
+    ea_row.variance += p.control_shift * p.control_shift;
+    const auto ci = interval(ea_row, p.est_b, tau2);
     p.diff = ci.diff, p.diff_lo = ci.lo, p.diff_hi = ci.hi, p.p = ci.p;
     ps.push_back(ci.p);
   }
@@ -246,12 +272,14 @@ void judge_sampled(AbResult& out, const AbOptions& o)
   for (std::size_t i = 0; i < sampled.size(); ++i) {
     auto& p = out.pairings[sampled[i]];
     p.q = qs[i];
-    if (p.diff_lo >= -o.threshold && p.diff_hi <= o.threshold) {
+    out.control_moved += p.control_moved ? 1 : 0;
+    // With one round a side and no noise told, nothing says how far two processes differ.
+    const bool told = out.process_noise_known || (p.est_a.rounds > 1 && p.est_b.rounds > 1);
+    p.verdict = Verdict::ambiguous;
+    if (told && p.diff_lo >= -o.threshold && p.diff_hi <= o.threshold) {
       p.verdict = Verdict::same;
-    } else if (p.q < o.alpha && (p.diff_lo > 0 || p.diff_hi < 0)) {
+    } else if (told && p.q < o.alpha && (p.diff_lo > 0 || p.diff_hi < 0)) {
       p.verdict = p.diff_lo > 0 ? Verdict::slower : Verdict::faster;
-    } else {
-      p.verdict = Verdict::ambiguous;
     }
   }
 }

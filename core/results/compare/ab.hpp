@@ -54,7 +54,10 @@ struct Pairing
   // p of no difference, and q, its Benjamini-Hochberg adjustment over the campaign's pairings.
   // NaN where a side kept no samples (then the verdict, if any, is the U test's over rounds).
   double diff = k_na, diff_lo = k_na, diff_hi = k_na, p = k_na, q = k_na;
-  SideEstimate est_a, est_b; // from the samples; not valid where a side kept none
+  SideEstimate est_a, est_b;     // from the samples; not valid where a side kept none
+  SideEstimate torch_a, torch_b; // torch's, the control (ab.cpp: control_moved)
+  bool control_moved = false;    // torch's latency moved beyond the threshold between the sides
+  double control_shift = 0;      // how far (ln units): added to the uncertainty of the verdict
   Verdict verdict = Verdict::none;
 
   std::string_view op() const { return row->op(); }
@@ -99,7 +102,10 @@ struct AbResult
   double min_p = 1;                       // the smallest p-value the fewest rounds tested can reach
   std::size_t sampled = 0;                // pairings judged from their samples
   double process_noise = 0;               // the relative between-process noise used (sqrt(tau^2))
+  double process_noise_ops = 0;           // the part of it that moves whole ops (ProcessNoise::op2)
   bool process_noise_given = false;       // given (AbOptions), not estimated
+  bool process_noise_known = false;       // given, or estimated from enough pairings
+  std::size_t control_moved = 0;          // sampled pairings whose torch latency moved (ambiguous)
 };
 
 // Pairs and compares. The runs must outlive the result (it views their rows).

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 namespace zl::results::compare {
@@ -82,35 +83,77 @@ Interval interval(const SideEstimate& a, const SideEstimate& b, double tau2)
   return {std::expm1(d), std::expm1(d - q * se), std::expm1(d + q * se), p};
 }
 
-double estimate_tau2(const std::vector<SideEstimate>& a, const std::vector<SideEstimate>& b)
+namespace {
+
+// The tau^2 at which the median of x2 / (w + tau^2) is chi-square's (1 degree of freedom).
+double solve_tau2(const std::vector<double>& x2, const std::vector<double>& w)
 {
-  std::vector<double> d2, v;
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    if (a[i].rounds == 1 && b[i].rounds == 1) {
-      const double d = b[i].log_median - a[i].log_median;
-      d2.push_back(d * d);
-      v.push_back(a[i].variance + b[i].variance);
-    }
-  }
-  if (d2.size() < k_min_for_tau) {
-    return 0;
-  }
   auto median_ratio = [&](double tau2) {
-    std::vector<double> r(d2.size());
-    for (std::size_t i = 0; i < d2.size(); ++i) {
-      r[i] = d2[i] / std::max(v[i] + tau2, 1e-300);
+    std::vector<double> r(x2.size());
+    for (std::size_t i = 0; i < x2.size(); ++i) {
+      r[i] = x2[i] / std::max(w[i] + tau2, 1e-300);
     }
     return median_of(std::move(r));
   };
-  if (median_ratio(0) <= k_chi2_1_median) {
+  if (x2.empty() || median_ratio(0) <= k_chi2_1_median) {
     return 0;
   }
-  double lo = 0, hi = *std::max_element(d2.begin(), d2.end()) / k_chi2_1_median;
+  double lo = 0, hi = *std::max_element(x2.begin(), x2.end()) / k_chi2_1_median;
   for (int i = 0; i < 100; ++i) { // the ratios fall as tau^2 grows
     const double mid = (lo + hi) / 2;
     (median_ratio(mid) > k_chi2_1_median ? lo : hi) = mid;
   }
   return hi;
+}
+
+} // namespace
+
+ProcessNoise estimate_process_noise(const std::vector<SideEstimate>& a, const std::vector<SideEstimate>& b,
+                                    const std::vector<std::size_t>& group)
+{
+  std::map<std::size_t, std::vector<std::pair<double, double>>> ops; // op -> (D, v) of its pairings
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size() && i < group.size(); ++i) {
+    if (a[i].rounds == 1 && b[i].rounds == 1) {
+      ops[group[i]].emplace_back(b[i].log_median - a[i].log_median, a[i].variance + b[i].variance), ++n;
+    }
+  }
+  ProcessNoise out;
+  out.known = n >= k_min_for_tau;
+  if (!out.known) {
+    return out;
+  }
+  // Rows: D less its op's median, in ops of 3 or more (k/(k-1): the centring takes a share);
+  // with too few such rows, D itself.
+  std::vector<double> r2, rv, d2, dv, m2, mw;
+  for (const auto& [op, rows] : ops) {
+    std::vector<double> ds;
+    for (const auto& [d, v] : rows) {
+      ds.push_back(d), d2.push_back(d * d), dv.push_back(v);
+    }
+    const double m = median_of(ds);
+    const auto k = static_cast<double>(rows.size());
+    for (const auto& [d, v] : rows) {
+      if (rows.size() >= 3) {
+        r2.push_back((d - m) * (d - m) * k / (k - 1)), rv.push_back(v);
+      }
+    }
+    m2.push_back(m * m);
+  }
+  out.row2 = r2.size() >= k_min_for_tau / 2 && ops.size() >= k_min_ops ? solve_tau2(r2, rv) : solve_tau2(d2, dv);
+  if (ops.size() < k_min_ops) {
+    return out;
+  }
+  // Ops: the median D of an op of k rows varies by about pi/2 (v + row2) / k on its own.
+  for (const auto& [op, rows] : ops) {
+    std::vector<double> w;
+    for (const auto& [d, v] : rows) {
+      w.push_back(v + out.row2);
+    }
+    mw.push_back(1.5707963267948966 * median_of(w) / static_cast<double>(rows.size()));
+  }
+  out.op2 = solve_tau2(m2, mw);
+  return out;
 }
 
 std::vector<double> benjamini_hochberg(const std::vector<double>& p)

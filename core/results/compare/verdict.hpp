@@ -45,10 +45,23 @@ struct Interval
 // D's interval and p-value; tau2: the between-process variance (ln units) a one-round side adds.
 Interval interval(const SideEstimate& a, const SideEstimate& b, double tau2);
 
-// tau^2 over pairings of one round a side: 0 when they show no spread beyond their own errors,
-// or when fewer than k_min_for_tau are given (then nothing can be told of it).
+// The between-process variance of D (ln units) over pairings of one round a side, in two
+// parts, because a process's state moves a whole op's rows together (each op is a test of its
+// own, timed minutes apart): row2 for a row on its own, op2 for an op as a whole (the spread of
+// the ops' median D). Each is 0 when the pairings show no spread beyond what the level below
+// explains; with fewer than k_min_for_tau pairings nothing can be told (known is false), and
+// with fewer than k_min_ops ops op2 is 0 and row2 is estimated from D itself.
 inline constexpr std::size_t k_min_for_tau = 20;
-double estimate_tau2(const std::vector<SideEstimate>& a, const std::vector<SideEstimate>& b);
+inline constexpr std::size_t k_min_ops = 3;
+struct ProcessNoise
+{
+  double row2 = 0, op2 = 0;
+  bool known = false;                               // enough pairings of one round a side to tell
+  double side2() const { return (row2 + op2) / 2; } // what a one-round side adds
+};
+// group: the op of each pairing (any numbering); a, b and group are of one length.
+ProcessNoise estimate_process_noise(const std::vector<SideEstimate>& a, const std::vector<SideEstimate>& b,
+                                    const std::vector<std::size_t>& group);
 
 // Benjamini-Hochberg q-values of p, in p's order.
 std::vector<double> benjamini_hochberg(const std::vector<double>& p);

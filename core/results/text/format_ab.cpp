@@ -88,6 +88,9 @@ std::string json(const AbResult& r, const AbView& v)
   j.field("sampled_pairings", static_cast<unsigned long long>(r.sampled));
   j.field("process_noise", r.process_noise);
   j.field("process_noise_given", r.process_noise_given);
+  j.field("process_noise_ops", r.process_noise_ops);
+  j.field("control_moved", static_cast<unsigned long long>(r.control_moved));
+  j.field("process_noise_known", r.process_noise_known);
   j.key("unfinished");
   w.StartArray();
   for (const auto& [side, o] : v.unfinished) {
@@ -145,6 +148,7 @@ std::string json(const AbResult& r, const AbView& v)
     number("p_value", sampled ? p.p : p.verdict == Verdict::none ? k_na : p.test.p);
     number("q_value", p.q);
     number("diff", p.diff), number("diff_lo", p.diff_lo), number("diff_hi", p.diff_hi);
+    j.field("control_moved", p.control_moved);
     w.EndObject();
   }
   w.EndArray();
@@ -172,17 +176,36 @@ std::string json(const AbResult& r, const AbView& v)
   return j.text();
 }
 
+std::string counted_pairings(std::size_t n)
+{
+  return fmt::format("{} pairing{}", n, n == 1 ? "" : "s");
+}
+
 // How the sample verdicts were reached, and the pairings that are not "same".
 std::string sampled_notes(const AbResult& r, const AbView& v, const std::string& item, bool md)
 {
   std::string out = fmt::format(
       "Verdicts from the samples of {} pairings (docs/statistics.md): B/A - 1 with a 95% interval of the ratio of "
-      "medians (Price-Bonett per side; rounds, where there are several, as a per-round test), between-process "
-      "noise {:.2f}% ({}) added to a side of one round, p-values adjusted by Benjamini-Hochberg over all "
-      "pairings. same: the interval within +-{}%; faster, slower: it excludes 0 and q < {}; ambiguous: too wide "
+      "medians (Price-Bonett per side; rounds, where there are several, as a per-round test),\nbetween-process "
+      "noise {:.2f}% ({}) added to a side of one round, p-values adjusted by\nBenjamini-Hochberg over all "
+      "pairings. same: the interval within +-{}%; faster, slower: it excludes 0\nand q < {}; ambiguous: too wide "
       "to tell.\n",
-      r.sampled, r.process_noise * 100, r.process_noise_given ? "given by --process-noise" : "estimated over them",
+      r.sampled, r.process_noise * 100,
+      r.process_noise_given
+          ? std::string("given by --process-noise")
+          : fmt::format("estimated over them; {:.2f}% of it moves whole ops", r.process_noise_ops * 100),
       v.options.threshold * 100, v.options.alpha);
+  if (!r.process_noise_known) {
+    out += fmt::format("Too few pairings of one round a side ({}, fewer than {}) to tell how far two processes "
+                       "differ: their\nverdicts are ambiguous. Give --process-noise PCT (an A/A of this machine "
+                       "says it) or several rounds a side.\n",
+                       r.sampled, k_min_for_tau);
+  }
+  if (r.control_moved > 0) {
+    out += fmt::format("{}: torch's own latency in the same row moved beyond +-{}% between the sides (the machine\n"
+                       "or process was not in the same state); how far it moved is added to the interval (marked ~).\n",
+                       counted_pairings(r.control_moved), v.options.threshold * 100);
+  }
   std::vector<const Pairing*> called;
   for (const auto& p : r.pairings) {
     if (has_value(p.diff) && p.verdict != Verdict::same) {
@@ -195,8 +218,9 @@ std::string sampled_notes(const AbResult& r, const AbView& v, const std::string&
   out += fmt::format("\n{}not same: {}\n", md ? "### " : "", called.size());
   for (std::size_t k = 0; k < called.size() && k < k_listed; ++k) {
     const auto& p = *called[k];
-    out += fmt::format("{}{:<9} {:+.2f}% [{:+.2f}%, {:+.2f}%] q={:.3g}  {}\n", item, to_string(p.verdict), p.diff * 100,
-                       p.diff_lo * 100, p.diff_hi * 100, p.q, key_text(p.op(), p.dtype(), p.shape(), p.occurrence()));
+    out += fmt::format("{}{:<9}{} {:+.2f}% [{:+.2f}%, {:+.2f}%] q={:.3g}  {}\n", item, to_string(p.verdict),
+                       p.control_moved ? "~" : " ", p.diff * 100, p.diff_lo * 100, p.diff_hi * 100, p.q,
+                       key_text(p.op(), p.dtype(), p.shape(), p.occurrence()));
   }
   if (called.size() > k_listed) {
     out += fmt::format("{}… and {} more (--format json lists all)\n", item, called.size() - k_listed);
