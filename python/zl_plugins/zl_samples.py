@@ -138,15 +138,23 @@ class Sampler:
     def _write(self, header, times, offsets):
         if self.path is None:
             return
-        if self._file is None:
-            self._file = open(self.path, "ab")
-            if self._file.tell() == 0:
-                self._file.write(FILE_MAGIC)
         head = json.dumps(header, ensure_ascii=False, allow_nan=False).encode("utf-8")
         n = len(times)
         body = struct.pack(f"<II{len(head)}s{n}f{n}f", len(head), n, head, *times, *offsets)
-        self._file.write(RECORD_TAG + body + struct.pack("<I", zlib.crc32(body)))
-        self._file.flush()
+        try:
+            if self._file is None:
+                self._file = open(self.path, "ab")
+                if self._file.tell() == 0:
+                    self._file.write(FILE_MAGIC)
+            self._file.write(RECORD_TAG + body + struct.pack("<I", zlib.crc32(body)))
+            self._file.flush()
+        except OSError as e:
+            # The row was measured and the benchmark gets its number; only its samples are lost
+            # (a full disk): said once, and nothing more is written.
+            import zl_plan
+
+            zl_plan.marker("ZL_SAMPLES_WRITE_FAILED", file=self.path, reason=e.strerror or str(e))
+            self.path = None
 
     def close(self):
         if self._file is not None:

@@ -219,3 +219,11 @@ def test_a_timer_not_known_to_list_is_probed_once():
     sure = zl_samples.TimedCalls(no_all, lambda t: t)  # Triton's: its failure is the kernel's
     with pytest.raises(KeyError):
         Sampler(None).measure(NAMES, "direct", sure)
+
+
+def test_a_failed_write_loses_the_samples_never_the_row(tmp_path, capsys):
+    sampler = Sampler(str(tmp_path / "missing" / "samples.bin"), Sampling(ci_width=0), Clock())
+    assert sampler.measure(NAMES, "direct", Source([[1.0, 2.0, 3.0]], Clock())) == 2.0
+    assert sampler.measure(NAMES, "direct", Source([[4.0]], Clock())) == 4.0
+    out = capsys.readouterr().out
+    assert out.count("ZL_SAMPLES_WRITE_FAILED") == 1 and "No such file or directory" in out
