@@ -22,15 +22,6 @@ using results::SampleSet;
 using results::SampleStop;
 namespace names = results::parse::marker_names;
 
-double median(std::vector<double> v)
-{
-  if (v.empty()) {
-    return results::k_na;
-  }
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 // The product of the integers of list (the text between its brackets); NaN unless list is
 // integers only: "64, 64" and "64," are sizes, "'a', 1", "0.5" and "" are not.
 double integer_product(std::string_view list)
@@ -144,8 +135,8 @@ void write_series(Json& j, const std::vector<const Run*>& runs, std::size_t* cut
       w.EndArray();
     };
     each([&](std::size_t k) { j.str(shown(s.shapes[k], cut)); });
-    each([&](std::size_t k) { j.num(median(s.torch[k])); });
-    each([&](std::size_t k) { j.num(median(s.gems[k])); });
+    each([&](std::size_t k) { j.num(results::median_of(s.torch[k])); });
+    each([&](std::size_t k) { j.num(results::median_of(s.gems[k])); });
     each([&](std::size_t k) { j.num(element_count(s.shapes[k])); });
     each([&](std::size_t k) { write_box(j, s.torch_box[k]); });
     each([&](std::size_t k) { write_box(j, s.gems_box[k]); });

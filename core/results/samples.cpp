@@ -29,6 +29,24 @@ double quantile(const std::vector<double>& sorted, double q)
 
 } // namespace
 
+double median_in_place(std::vector<double>& v)
+{
+  if (v.empty()) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  if (v.size() % 2 == 1) {
+    return *mid;
+  }
+  return (*mid + *std::max_element(v.begin(), mid)) / 2;
+}
+
+double median_of(std::vector<double> v)
+{
+  return median_in_place(v);
+}
+
 double normal_cdf(double z)
 {
   return 0.5 * std::erfc(-z / std::sqrt(2.0));

@@ -69,6 +69,11 @@ struct MedianRank
 };
 MedianRank median_rank(std::uint32_t n, double level = 0.95);
 
+// The median (the mean of the two middle values for an even count); NaN for none. The first
+// reorders v in place, for callers that reuse the vector (a million pairings).
+double median_in_place(std::vector<double>& v);
+double median_of(std::vector<double> v);
+
 // The standard normal distribution: Phi(z), and its inverse.
 double normal_cdf(double z);
 double normal_quantile(double p);

@@ -87,16 +87,6 @@ void build(SideIndex& s, const std::vector<Run>& runs, bool canonical)
   s.matched.assign(s.first.size(), 0);
 }
 
-double median(std::vector<double>& v)
-{
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  if (v.size() % 2 == 1) {
-    return *mid;
-  }
-  return (*mid + *std::max_element(v.begin(), mid)) / 2;
-}
-
 struct Samples
 {
   std::vector<double> gems, torch;
@@ -127,8 +117,9 @@ void collect(const SideIndex& s, std::uint32_t group, Samples& out)
       continue;
     }
     out.gems.push_back(r.gems_ms);
-    out.sets.push_back(run_of(s, i).samples_of(r));
-    out.torch_sets.push_back(run_of(s, i).samples_of(r, false));
+    const Run& run = run_of(s, i);
+    out.sets.push_back(run.samples_of(r));
+    out.torch_sets.push_back(run.samples_of(r, false));
     if (r.torch_ms > 0 && std::isfinite(r.torch_ms)) {
       out.torch.push_back(r.torch_ms);
     }
@@ -210,11 +201,11 @@ void pair(AbResult& out, SideIndex& a, std::uint32_t ga, SideIndex& b, std::uint
   if (p.a_samples >= 2 && p.b_samples >= 2) {
     p.test = mann_whitney(sa.gems, sb.gems);
   }
-  p.a_ms = median(sa.gems);
-  p.b_ms = median(sb.gems);
+  p.a_ms = median_in_place(sa.gems);
+  p.b_ms = median_in_place(sb.gems);
   p.ratio = p.b_ms / p.a_ms;
   if (!sa.torch.empty() && !sb.torch.empty()) {
-    p.torch_ratio = median(sb.torch) / median(sa.torch);
+    p.torch_ratio = median_in_place(sb.torch) / median_in_place(sa.torch);
   }
   p.est_a = estimate_side(sa.sets), p.est_b = estimate_side(sb.sets);
   p.torch_a = estimate_side(sa.torch_sets), p.torch_b = estimate_side(sb.torch_sets);

@@ -30,15 +30,6 @@ void add_samples(GroupSummary& g, const Run& run, const Row& r, std::vector<Unst
   }
 }
 
-double median_of(std::vector<double>& v)
-{
-  if (v.empty()) {
-    return k_na;
-  }
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 void add(GroupSummary& g, const Row& r)
 {
   ++g.rows;
@@ -72,7 +63,7 @@ void merge(GroupSummary& into, const GroupSummary& g)
 void finish(GroupSummary& g)
 {
   g.geomean_speedup = g.measured > 0 ? std::exp(g.log_sum / static_cast<double>(g.measured)) : k_na;
-  g.noise = median_of(g.noises);
+  g.noise = median_in_place(g.noises);
   g.noises = {};
 }
 

@@ -14,16 +14,6 @@ namespace {
 
 constexpr double k_chi2_1_median = 0.45493642311957283; // median of chi-square, 1 degree of freedom
 
-double median_of(std::vector<double> v)
-{
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  if (v.size() % 2 == 1) {
-    return *mid;
-  }
-  return (*mid + *std::max_element(v.begin(), mid)) / 2;
-}
-
 // Welch-Satterthwaite degrees of freedom of a sum of variances, each with its own degrees of
 // freedom; infinite ones (a one-round side's normal error) add nothing to the denominator.
 double welch_df(double va, double dfa, double vb, double dfb)
