@@ -116,12 +116,19 @@ def test_one_run_a_side_calls_a_slowdown(zl, tmp_path):
                "--sampling", QUICK, check_rc=0)
     doc = json.loads(zl.run("summary", "--ab", str(sides["a"]), str(sides["b"]), "--format", "json",
                             check_rc=0).stdout)
-    assert doc["sampled_pairings"] == len(doc["pairings"]) >= 20
+    assert len(doc["pairings"]) >= 20 and doc["sampled_pairings"] >= len(doc["pairings"]) // 2
+    # A pairing is judged from its samples unless a side has too few to tell an interval (a row
+    # that hit max-time within a few calls: a loaded machine's slow rows).
+    n = {side: {(r["op"], r["dtype"], r["shape"]): r["gems_samples"]["n"] for r in rows(zl, path)}
+         for side, path in sides.items()}
+    for p in doc["pairings"]:
+        key = (p["op"], p["dtype"], p["shape"])
+        assert p["method"] == "samples" or min(n["a"][key], n["b"][key]) < 6, (p, n["a"][key], n["b"][key])
     abs_rows = [p for p in doc["pairings"] if p["op"] == "abs"]
     assert len(abs_rows) == 9
     for p in abs_rows:
-        assert p["method"] == "samples" and p["verdict"] in ("slower", "ambiguous"), p
-        assert p["diff"] > 1.0, p
+        if p["method"] == "samples":
+            assert p["verdict"] in ("slower", "ambiguous") and p["diff"] > 1.0, p
     # With the process noise estimated from this loaded machine's campaigns (the suite runs side
     # by side) some may stay ambiguous; told the noise (an A/A says it), most are called.
     told = json.loads(zl.run("summary", "--ab", str(sides["a"]), str(sides["b"]), "--format", "json",
