@@ -43,6 +43,7 @@ void print_json(const loader::Registry& registry)
                      B::abi,
                      B::description,
                      B::capabilities,
+                     B::telemetry,
                      B::error});
     w.EndObject();
   }
@@ -66,7 +67,7 @@ int cmd_backends(Context& ctx, const Args& args)
     print_json(registry);
     return 0;
   }
-  const std::vector<B> columns = {B::name, B::aliases, B::version, B::abi, B::state, B::module};
+  const std::vector<B> columns = {B::name, B::aliases, B::version, B::abi, B::telemetry, B::state, B::module};
   std::vector<std::vector<std::string>> rows;
   for (const auto& m : registry.modules()) {
     rows.push_back(loader::text_row(m, columns));

@@ -48,6 +48,8 @@ const util::Field<Selection, BackendField> k_backend[] = {
      [](JsonWriter& j, const Selection& s) {
        j.value(loaded(s) ? capability_names(s.module->desc.capabilities) : std::vector<std::string>{});
      }},
+    {B::telemetry, "telemetry", [](JsonWriter& j, const Selection& s) { j.value(s.module->has_telemetry()); },
+     "TELEMETRY", [](const Selection& s) { return std::string(s.module->has_telemetry() ? "yes" : "no"); }},
     {B::error, "error", [](JsonWriter& j, const Selection& s) { j.value(s.module->error); }},
     {B::selected_by, "selected_by", [](JsonWriter& j, const Selection& s) { j.value(s.how); }},
     {B::flaggems_vendor, "flaggems_vendor", described<&zl_backend_descriptor::flaggems_vendor>},

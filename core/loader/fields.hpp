@@ -29,6 +29,7 @@ enum class BackendField {
   torch_device,
   graph_class,
   visibility_var,
+  telemetry, // whether it reads the device's state (read_telemetry, ABI 1.2)
 };
 
 enum class DeviceField { index, uuid, name, memory_bytes, visibility_id, visible, pin };

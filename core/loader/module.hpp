@@ -1,6 +1,8 @@
 // One backend module file: loading it, checking its descriptor, asking it for devices.
 #pragma once
 
+#include "devices/reading.hpp"
+
 #include <zl/backend_abi.h>
 
 #include <memory>
@@ -71,6 +73,14 @@ public:
 
   // The inherited mask as "VAR=value", "" when none: what run_identity.json records.
   std::string inherited_mask() const;
+
+  // Whether the module reads telemetry: ABI 1.2 or later, with read_telemetry set.
+  bool has_telemetry() const;
+
+  // One reading of the device's state now (loader/telemetry.cpp). Never throws for the module's
+  // own failures: a module without telemetry, or one that failed, gives a reading with a status
+  // and a reason. Calls from several threads take turns: a module is never called concurrently.
+  devices::Reading read_telemetry(const Device& device, devices::Phase phase) const;
 
 private:
   struct Mask

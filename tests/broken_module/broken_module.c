@@ -3,7 +3,9 @@
  * tests/unit/test_loader_module.cpp. */
 #include <zl/backend_abi.h>
 
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef ZL_TEST_NAME
@@ -44,6 +46,36 @@ static zl_status enumerate(const zl_host_api* host, zl_enumeration* out)
   }
   return ZL_OK;
 }
+
+#if defined(ZL_TEST_TELEMETRY)
+/* A device at half its maximum SM clock, capped by power: every field a backend can fill. */
+static zl_status read_telemetry(const zl_host_api* host, const zl_device_info* device, zl_telemetry* out)
+{
+  (void)host;
+  out->present = ZL_TEL_SM_CLOCK | ZL_TEL_SM_CLOCK_MAX | ZL_TEL_TEMPERATURE | ZL_TEL_POWER | ZL_TEL_POWER_LIMIT |
+                 ZL_TEL_THROTTLE | ZL_TEL_LOCKED | ZL_TEL_DRIVER;
+  out->sm_clock_mhz = 1000;
+  out->sm_clock_max_mhz = 2000;
+  out->temperature_c = 71;
+  out->power_mw = 350500;
+  out->power_limit_mw = 350000;
+  out->throttle = ZL_THROTTLE_POWER;
+  snprintf(out->throttle_text, sizeof out->throttle_text, "SwPowerCap");
+  out->clocks_locked = 0;
+  snprintf(out->driver_version, sizeof out->driver_version, "1.2.3-%s", device->uuid);
+  snprintf(out->source, sizeof out->source, "test");
+  return ZL_OK;
+}
+#endif
+
+#if defined(ZL_TEST_OLDER_MINOR)
+/* Where an ABI 1.1 descriptor ends, whatever follows is not the module's: never to be called. */
+static zl_status never_called(const zl_host_api* host, const zl_device_info* device, zl_telemetry* out)
+{
+  (void)host, (void)device, (void)out;
+  abort();
+}
+#endif
 
 /* A descriptor with room after it, so a "newer minor" can report a larger size honestly. */
 static struct
@@ -96,6 +128,14 @@ ZL_BACKEND_EXPORT const zl_backend_descriptor* zl_backend_get_descriptor(void)
 #endif
 #if defined(ZL_TEST_STRUCT_SIZE)
   storage.d.struct_size = ZL_TEST_STRUCT_SIZE;
+#endif
+#if defined(ZL_TEST_TELEMETRY)
+  storage.d.read_telemetry = read_telemetry;
+#endif
+#if defined(ZL_TEST_OLDER_MINOR)
+  storage.d.abi_minor = 1;
+  storage.d.struct_size = offsetof(zl_backend_descriptor, read_telemetry);
+  storage.d.read_telemetry = never_called;
 #endif
 #if defined(ZL_TEST_INNER_NAME)
   storage.d.name = ZL_TEST_INNER_NAME;

@@ -6,7 +6,7 @@ import os
 def test_version_names_the_abi(zl):
     out = zl.run("--version", check_rc=0).stdout
     assert out.startswith("zl ")
-    assert "(backend ABI 1.1)" in out
+    assert "(backend ABI 1.2)" in out
 
 
 def test_help_teaches_examples_and_exit_codes(zl):
@@ -40,12 +40,12 @@ def test_command_help(zl):
 
 def test_backends_lists_all_five_from_the_build_tree(zl):
     data = zl.json("backends", "--json")
-    assert data["abi"] == "1.1"
+    assert data["abi"] == "1.2"
     by_name = {b["name"]: b for b in data["backends"]}
     assert set(by_name) >= {"cpu", "cuda", "musa", "rocm", "ascend"}
     for name in ("cpu", "cuda", "musa", "rocm", "ascend"):
         assert by_name[name]["state"] == "loaded", by_name[name]
-        assert by_name[name]["abi"] == "1.1"
+        assert by_name[name]["abi"] == "1.2"
         assert by_name[name]["path"].endswith(f"libzl_backend_{name}.so")
     assert by_name["cuda"]["aliases"] == ["nvidia"]
     assert by_name["musa"]["aliases"] == ["mthreads", "moore"]
@@ -59,7 +59,7 @@ def test_backends_shows_failed_modules_with_reasons(zl, module_dir):
     text = module_dir / "libzl_backend_text.so"
     text.write_text("not a library\n")
     proc = zl.run("--backend-path", str(module_dir), "backends", check_rc=0)
-    assert f"abimajor failed: {abimajor}: speaks backend ABI 2.3, but this zl speaks 1.1" in proc.stdout
+    assert f"abimajor failed: {abimajor}: speaks backend ABI 2.3, but this zl speaks 1.2" in proc.stdout
     assert f"text failed: {text}: not a shared object (no ELF header)" in proc.stdout
     assert f"searched: {module_dir} (--backend-path)" in proc.stdout
     data = zl.json("--backend-path", str(module_dir), "backends", "--json")

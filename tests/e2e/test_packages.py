@@ -111,7 +111,7 @@ ZL_FILES = {"/usr/bin/zl", "/usr/lib/zl/backends/libzl_backend_cpu.so", "/usr/sh
 DEVEL_FILES = {"/usr/include/zl/backend_abi.h", "/usr/include/zl/backend_sdk.hpp",
                "/usr/include/zl/backend_sdk_visibility.hpp", "/usr/lib/cmake/zl/zlConfig.cmake",
                *(f"/usr/include/zl/sdk/{h}.hpp"
-                 for h in ("descriptor", "device", "library", "reason", "text", "tool", "visibility")),
+                 for h in ("descriptor", "device", "library", "reason", "telemetry", "text", "tool", "visibility")),
                "/usr/lib/cmake/zl/zlConfigVersion.cmake", "/usr/lib/cmake/zl/zlTargets.cmake",
                "/usr/lib/cmake/zl/ZlBackend.cmake", "/usr/lib/cmake/zl/zl_backend.map"}
 

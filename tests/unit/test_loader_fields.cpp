@@ -82,7 +82,7 @@ TEST_CASE("zl::loader::to_json")
     });
     CHECK(std::string(doc["name"].GetString()) == "fakegpu");
     CHECK(std::string(doc["module"].GetString()) == m.path);
-    CHECK(std::string(doc["abi"].GetString()) == "1.1");
+    CHECK(std::string(doc["abi"].GetString()) == "1.2");
     CHECK(std::string(doc["version"].GetString()) == "9.9.9");
     CHECK(std::string(doc["selected_by"].GetString()) == "--backend");
     CHECK(std::string(doc["aliases"][0].GetString()) == "fg");

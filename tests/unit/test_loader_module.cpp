@@ -45,7 +45,7 @@ TEST_CASE("zl::loader::load_module")
     CHECK(m.error.empty());
     CHECK(m.name() == "fakegpu");
     CHECK(m.aliases() == std::vector<std::string>{"fg"});
-    CHECK(m.abi_version() == "1.1");
+    CHECK(m.abi_version() == "1.2");
     const auto e = m.enumerate();
     CHECK(e.status == ZL_OK);
     REQUIRE(e.devices.size() == 2);
@@ -58,6 +58,42 @@ TEST_CASE("zl::loader::load_module")
     const auto m = load_module(add_test_module(dir, "newerminor"), "test");
     CHECK(m.state == ModuleState::loaded);
     CHECK(m.abi_version() == "1.9");
+  }
+
+  SUBCASE("a module's telemetry, field by field")
+  {
+    const auto m = load_module(add_test_module(dir, "telemetrygpu"), "test");
+    REQUIRE(m.has_telemetry());
+    const auto e = m.enumerate();
+    REQUIRE(e.devices.size() == 1);
+    const auto r = m.read_telemetry(e.devices[0], zl::devices::Phase::during);
+    CHECK(r.status == ZL_OK);
+    CHECK(r.source == "test");
+    CHECK(r.device == "TEST-telemetrygpu-0");
+    CHECK(r.sm_clock_mhz == 1000u);
+    CHECK(r.sm_clock_max_mhz == 2000u);
+    CHECK_FALSE(r.mem_clock_mhz.has_value());
+    CHECK(r.locked_mhz == 0u);
+    CHECK(r.temperature_c == 71);
+    CHECK(r.power_w == doctest::Approx(350.5));
+    CHECK(r.power_limit_w == doctest::Approx(350.0));
+    CHECK(r.throttle == ZL_THROTTLE_POWER);
+    CHECK(r.throttle_text == "SwPowerCap");
+    CHECK(r.driver == "1.2.3-TEST-telemetrygpu-0");
+    CHECK_FALSE(r.ecc.has_value());
+    CHECK(r.at > 0);
+  }
+
+  SUBCASE("an ABI 1.1 module has no telemetry, whatever follows its descriptor")
+  {
+    const auto m = load_module(add_test_module(dir, "olderminor"), "test");
+    REQUIRE(m.state == ModuleState::loaded);
+    CHECK(m.abi_version() == "1.1");
+    CHECK_FALSE(m.has_telemetry());
+    const auto r = m.read_telemetry(m.enumerate().devices.at(0), zl::devices::Phase::now);
+    CHECK(r.status == ZL_ERR_UNAVAILABLE);
+    CHECK(r.reason == "backend olderminor (ABI 1.1) reads no telemetry");
+    CHECK_FALSE(load_module(add_test_module(dir, "fakegpu"), "test").has_telemetry());
   }
 
   SUBCASE("not a shared object")
@@ -120,7 +156,7 @@ TEST_CASE("zl::loader::load_module")
   SUBCASE("another ABI major")
   {
     const auto path = add_test_module(dir, "abimajor");
-    CHECK(failure(path) == path + ": speaks backend ABI 2.3, but this zl speaks 1.1; the major versions must match: "
+    CHECK(failure(path) == path + ": speaks backend ABI 2.3, but this zl speaks 1.2; the major versions must match: "
                                   "rebuild the module against this zl's SDK, or use a zl that speaks 2.x");
   }
 

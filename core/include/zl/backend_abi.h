@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 #define ZL_ABI_MAJOR 1
-#define ZL_ABI_MINOR 1
+#define ZL_ABI_MINOR 2
 
 /* The one symbol a module exports. */
 #define ZL_BACKEND_ENTRY_POINT "zl_backend_get_descriptor"
@@ -124,6 +124,58 @@ typedef struct zl_visibility
                                * it; "" when there is nothing to say */
 } zl_visibility;
 
+/* Which fields of a zl_telemetry hold a reading (zl_telemetry.present). since 1.2 */
+#define ZL_TEL_SM_CLOCK (UINT32_C(1) << 0)      /* sm_clock_mhz */
+#define ZL_TEL_SM_CLOCK_MAX (UINT32_C(1) << 1)  /* sm_clock_max_mhz */
+#define ZL_TEL_MEM_CLOCK (UINT32_C(1) << 2)     /* mem_clock_mhz */
+#define ZL_TEL_MEM_CLOCK_MAX (UINT32_C(1) << 3) /* mem_clock_max_mhz */
+#define ZL_TEL_LOCKED (UINT32_C(1) << 4)        /* clocks_locked and sm_clock_locked_mhz */
+#define ZL_TEL_TEMPERATURE (UINT32_C(1) << 5)   /* temperature_c */
+#define ZL_TEL_POWER (UINT32_C(1) << 6)         /* power_mw */
+#define ZL_TEL_POWER_LIMIT (UINT32_C(1) << 7)   /* power_limit_mw */
+#define ZL_TEL_THROTTLE (UINT32_C(1) << 8)      /* throttle and throttle_text */
+#define ZL_TEL_ECC (UINT32_C(1) << 9)           /* ecc */
+#define ZL_TEL_MIG (UINT32_C(1) << 10)          /* mig */
+#define ZL_TEL_DRIVER (UINT32_C(1) << 11)       /* driver_version */
+#define ZL_TEL_FIRMWARE (UINT32_C(1) << 12)     /* firmware_version */
+
+/* Why the device runs below its clocks (zl_telemetry.throttle), in vendor-neutral terms. The
+ * backend maps its vendor's reasons onto these and keeps the vendor's own words in throttle_text.
+ * since 1.2 */
+#define ZL_THROTTLE_IDLE (UINT64_C(1) << 0)        /* nothing runs: clocks are down, no work is slowed */
+#define ZL_THROTTLE_APP_CLOCKS (UINT64_C(1) << 1)  /* held at the application or locked clocks */
+#define ZL_THROTTLE_POWER (UINT64_C(1) << 2)       /* the driver caps clocks at the power limit */
+#define ZL_THROTTLE_THERMAL (UINT64_C(1) << 3)     /* slowed for temperature (software or hardware) */
+#define ZL_THROTTLE_HW_SLOWDOWN (UINT64_C(1) << 4) /* hardware slowdown: power brake, external signal */
+#define ZL_THROTTLE_SYNC_BOOST (UINT64_C(1) << 5)  /* held to the clocks of a sync-boost group */
+#define ZL_THROTTLE_OTHER (UINT64_C(1) << 6)       /* a reason with no bit above; throttle_text names it */
+
+/* One reading of a device's state (read_telemetry). The core owns it; the backend sets a field's
+ * ZL_TEL_* bit in present only where it read that field, and leaves the rest zero. since 1.2 */
+typedef struct zl_telemetry
+{
+  uint32_t struct_size;         /* sizeof(zl_telemetry) as the core knows it */
+  uint32_t present;             /* out: ZL_TEL_* bits of the fields read */
+  uint32_t sm_clock_mhz;        /* out: graphics/SM (AI core) clock now */
+  uint32_t sm_clock_max_mhz;    /* out: its maximum (boost) clock */
+  uint32_t mem_clock_mhz;       /* out: memory clock now */
+  uint32_t mem_clock_max_mhz;   /* out: its maximum */
+  uint32_t clocks_locked;       /* out: 1 when the SM clock is locked or set as an application clock */
+  uint32_t sm_clock_locked_mhz; /* out: that locked or application clock; 0 when not locked */
+  int32_t temperature_c;        /* out: the device's (GPU/NPU die) temperature, degrees Celsius */
+  uint32_t power_mw;            /* out: power draw, milliwatts */
+  uint32_t power_limit_mw;      /* out: the power limit in force, milliwatts */
+  uint32_t ecc;                 /* out: 1 when ECC is on */
+  uint32_t mig;                 /* out: 1 when the device is partitioned (MIG, compute partitions) */
+  uint32_t reserved;            /* zero */
+  uint64_t throttle;            /* out: ZL_THROTTLE_* bits active now; 0 is none */
+  char throttle_text[128];      /* out: the vendor's words for them ("SwPowerCap"), "" for none */
+  char driver_version[64];      /* out: as the vendor spells it */
+  char firmware_version[64];    /* out: VBIOS, firmware or IFWI version */
+  char source[64];              /* out: what answered ("NVML", "rocm-smi") */
+  char reason[512];             /* out: what could not be read and why; "" when all was */
+} zl_telemetry;
+
 /* Verdicts on a graph-capture failure, matched as substrings of the exception text. */
 typedef struct zl_capture_wording
 {
@@ -201,6 +253,15 @@ typedef struct zl_backend_descriptor
    * enumerate_devices is (one call at a time, never re-entered). since 1.1 */
   zl_status (*filter_visible)(const zl_host_api* host, const zl_device_info* devices, uint32_t count,
                               zl_visibility* out);
+  /* Reads one device's state now: clocks, temperature, power, throttle reasons, versions. Must
+   * not throw, abort or print; returns ZL_OK with the fields it could read marked in present (none
+   * is an answer too, with a reason), or an error status and a reason. device is one that
+   * enumerate_devices listed. NULL: the backend reads no telemetry (zl says so).
+   * Calls: as enumerate_devices (one call at a time, never re-entered), but zl calls it often
+   * (before and after every op, and from a sampler while one runs), so unlike enumerate_devices
+   * a backend may keep its library open between calls, as a cache it rebuilds when a call fails.
+   * since 1.2 */
+  zl_status (*read_telemetry)(const zl_host_api* host, const zl_device_info* device, zl_telemetry* out);
 } zl_backend_descriptor;
 
 /* Size of the descriptor as of ABI 1.0: the least a module of major 1 may report. */
