@@ -1,6 +1,7 @@
 // The Huawei Ascend backend: what differs about Ascend NPUs, as one static descriptor.
 // Every string here is sourced in README.md (this folder) from docs/vendor-facts.md §4.
 #include "ascend_devices.hpp"
+#include "ascend_telemetry.hpp"
 
 #include <zl/backend_sdk.hpp>
 
@@ -76,6 +77,7 @@ zl_backend_descriptor make_descriptor()
   // (docs/vendor-facts.md §6), so there is no token to set.
   d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_ascend::enumerate>;
   d.filter_visible = zl::sdk::guarded_filter<zl::backend_ascend::filter_visible>;
+  d.read_telemetry = zl::sdk::guarded_telemetry<zl::backend_ascend::read_telemetry>;
   return d;
 }
 

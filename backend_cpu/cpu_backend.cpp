@@ -19,6 +19,8 @@ zl_backend_descriptor make_descriptor()
   d.torch_device = "cpu";
   d.capabilities = ZL_CAP_HOST_FALLBACK;
   d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_cpu::enumerate>;
+  // sysfs clocks and temperature, the kernel release (README.md in this folder).
+  d.read_telemetry = zl::sdk::guarded_telemetry<zl::backend_cpu::read_telemetry>;
   return d;
 }
 

@@ -1,6 +1,7 @@
 // The NVIDIA CUDA backend: what differs about NVIDIA GPUs, as one static descriptor.
 // Every string here is sourced in README.md (this folder) from docs/vendor-facts.md §1.
 #include "cuda_devices.hpp"
+#include "cuda_telemetry.hpp"
 
 #include <zl/backend_sdk.hpp>
 
@@ -68,6 +69,8 @@ zl_backend_descriptor make_descriptor()
   // (docs/vendor-facts.md §6), which has no <VENDOR> part, so the token stays empty.
   d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_cuda::enumerate>;
   d.filter_visible = zl::sdk::guarded_filter<zl::backend_cuda::filter_visible>;
+  // NVML, else nvidia-smi --query-gpu (docs/vendor-facts.md §1.5).
+  d.read_telemetry = zl::sdk::guarded_telemetry<zl::backend_cuda::read_telemetry>;
   return d;
 }
 

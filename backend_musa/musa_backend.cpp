@@ -2,6 +2,7 @@
 // Every string here is sourced in README.md (this folder) from docs/vendor-facts.md §2 and
 // from what the earlier Python harness reported on MUSA devices.
 #include "musa_devices.hpp"
+#include "musa_telemetry.hpp"
 
 #include <zl/backend_sdk.hpp>
 
@@ -89,6 +90,7 @@ zl_backend_descriptor make_descriptor()
   d.flagtree_token = "MUSA"; // FLAGTREE_MUSA_RLC_ENHANCE (docs/vendor-facts.md §6)
   d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_musa::enumerate>;
   d.filter_visible = zl::sdk::guarded_filter<zl::backend_musa::filter_visible>;
+  d.read_telemetry = zl::sdk::guarded_telemetry<zl::backend_musa::read_telemetry>;
   return d;
 }
 

@@ -1,6 +1,7 @@
 // The AMD ROCm backend: what differs about AMD GPUs, as one static descriptor.
 // Every string here is sourced in README.md (this folder) from docs/vendor-facts.md §3.
 #include "rocm_devices.hpp"
+#include "rocm_telemetry.hpp"
 
 #include <zl/backend_sdk.hpp>
 
@@ -75,6 +76,7 @@ zl_backend_descriptor make_descriptor()
   // (docs/vendor-facts.md §6), which has no <VENDOR> part, so the token stays empty.
   d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_rocm::enumerate>;
   d.filter_visible = zl::sdk::guarded_filter<zl::backend_rocm::filter_visible>;
+  d.read_telemetry = zl::sdk::guarded_telemetry<zl::backend_rocm::read_telemetry>;
   return d;
 }
 

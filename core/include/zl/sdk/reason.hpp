@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace zl::sdk {
 
@@ -47,6 +48,18 @@ inline std::string join_notes(std::initializer_list<std::string_view> notes)
   for (auto note : notes) {
     if (!note.empty()) {
       out += (out.empty() ? "" : "; ") + std::string(note);
+    }
+  }
+  return out;
+}
+
+// The same over a list collected as a reading goes.
+inline std::string join_notes(const std::vector<std::string>& notes)
+{
+  std::string out;
+  for (const auto& note : notes) {
+    if (!note.empty()) {
+      out += (out.empty() ? "" : "; ") + note;
     }
   }
   return out;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -92,6 +93,16 @@ inline bool parse_u64(std::string_view s, uint64_t& out)
   }
   out = v;
   return true;
+}
+
+// parse_u64 of a value that fits 32 bits (a clock, an index); nothing when it does not.
+inline std::optional<uint32_t> parse_u32(std::string_view s)
+{
+  uint64_t n = 0;
+  if (!parse_u64(s, n) || n > UINT32_MAX) {
+    return std::nullopt;
+  }
+  return static_cast<uint32_t>(n);
 }
 
 // A string a vendor library wrote into a fixed buffer: up to the first NUL (or the buffer's end,
