@@ -127,6 +127,7 @@ std::unique_ptr<po::options_description> describe()
     ("dtypes", po::value<std::string>(), "forwarded to zl run")
     ("timer", po::value<std::string>(), "forwarded to zl run")
     ("sampling", po::value<std::string>(), "forwarded to zl run (else ZL_SAMPLING, else its default)")
+    ("telemetry", po::value<std::string>(), "forwarded to zl run (else ZL_TELEMETRY, else its default)")
     ("shape-file", po::value<std::string>(), "forwarded to zl run")
     ("shape-mode", po::value<std::string>(), "forwarded to zl run")
     ("replay-from", po::value<std::string>(), "forwarded to zl run")
@@ -186,6 +187,7 @@ batch::CaliberOptions caliber_options(const po::variables_map& vm, const std::st
   options.dtypes = given(vm, "dtypes");
   options.timer = given(vm, "timer");
   options.sampling = given(vm, "sampling");
+  options.telemetry = given(vm, "telemetry");
   options.shape_file = given(vm, "shape-file");
   options.shape_mode = given(vm, "shape-mode");
   options.replay_from = given(vm, "replay-from");

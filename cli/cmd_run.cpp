@@ -6,6 +6,7 @@
 #include "run/preflight.hpp"
 #include "run/runner.hpp"
 #include "run/sampling.hpp"
+#include "run/telemetry.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/process.hpp"
@@ -25,7 +26,7 @@ namespace {
 constexpr const char* k_run_usage =
     "zl [--backend NAME] run --flaggems DIR (--op OP [--op-file FILE] | --op-file FILE | --test-node NODE)\n"
     "        [--level core|comprehensive] [--mode kernel|operator|wrapper|cudagraph] [--dtypes LIST]\n"
-    "        [--timer auto|graph|direct|profiler] [--sampling SPEC]\n"
+    "        [--timer auto|graph|direct|profiler] [--sampling SPEC] [--telemetry SPEC]\n"
     "        [--device INDEX|UUID]\n"
     "        [--shape-file FILE | --shape-mode upstream] [--record-autotune | --replay-from DIR]\n"
     "        [--isolate-tuner-cache] [--out DIR] [--python PATH] [-- EXTRA-PYTEST-ARGS]";
@@ -33,9 +34,10 @@ constexpr const char* k_run_usage =
 constexpr const char* k_run_notes =
     R"(Each option falls back to a variable of the earlier harness when absent: FLAGGEMS_DIR,
 OP, OP_FILE, TEST_NODE, BENCH_LEVEL, SHAPE_FILE, SHAPE_MODE, REPLAY_FROM,
-ZL_ISOLATE_TUNER_CACHE=1, ZL_PYTHON, ZL_SAMPLING. Options win over variables. --op with --op-file (or OP
-with OP_FILE) runs that op inside that file, as the earlier harness did; --test-node stands alone
-and may be absolute inside the FlagGems folder. --mode cudagraph needs a backend that captures.
+ZL_ISOLATE_TUNER_CACHE=1, ZL_PYTHON, ZL_SAMPLING, ZL_TELEMETRY. Options win over variables.
+--op with --op-file (or OP with OP_FILE) runs that op inside that file, as the earlier harness
+did; --test-node stands alone and may be absolute inside the FlagGems folder. --mode cudagraph
+needs a backend that captures.
 
 Arguments after -- go to pytest and are recorded (pytest_extra_args), but never those that
 change what zl sets and records: --mode, --level, --dtypes, --shape_file, --record, -p, -m, -k,
@@ -67,6 +69,15 @@ the row's latency is then the benchmark's statistic (the median) over all of the
 makes one timing call per row, as the benchmark does. zl summary shows each row's n, median and
 noise; its --ab gives verdicts from one run a side (docs/statistics.md).
 
+--telemetry: zl reads the device's state through the backend (clocks and their maxima, whether
+they are locked, temperature, power and its limit, throttle reasons, ECC, MIG, driver) before
+pytest starts, every 0.5 s while it runs (less often where the backend's tool is slow to answer:
+the reads take at most a tenth of a core) and after it ends, into telemetry.jsonl; the identity
+summarizes them (telemetry). A row timed while a reading said the device was throttled (a reason
+other than idle, or the SM clock under 90% of its locked or maximum value) is marked so in zl
+summary. "around" reads before and after only; "off" reads nothing. `zl devices --telemetry`
+shows one reading now.
+
 --record-autotune stores each autotuner's chosen config per key (Triton's Autotuner, FlagGems'
 LibTuner) in autotune_records/ of the run folder. --replay-from DIR (a run folder or its
 autotune_records/) pins them before the first launch; a key it cannot pin self-tunes under
@@ -82,6 +93,11 @@ Examples:
 std::string sampling_help()
 {
   return fmt::format("{} (default {})", run::k_sampling_help, run::k_sampling_default);
+}
+
+std::string telemetry_help()
+{
+  return fmt::format("{} (default {}; else ZL_TELEMETRY)", run::k_telemetry_help, run::k_telemetry_default);
 }
 
 // Parses run/plan options into a Request; nullopt after --help.
@@ -104,8 +120,9 @@ std::optional<run::Request> parse_request(const std::string& command, const Args
       "mode", po::value<std::string>(), "kernel (default), operator, wrapper or cudagraph")(
       "dtypes", po::value<std::string>(), "comma list: float16,float32,bfloat16,int16,int32,bool,complex64")(
       "timer", po::value<std::string>(), "auto (default: graph where the backend captures), graph, direct, profiler")(
-      "sampling", po::value<std::string>(), sampling_help().c_str())("device", po::value<std::string>(),
-                                                                     "device index or UUID (default: the first)")(
+      "sampling", po::value<std::string>(), sampling_help().c_str())(
+      "telemetry", po::value<std::string>(), telemetry_help().c_str())("device", po::value<std::string>(),
+                                                                       "device index or UUID (default: the first)")(
       "shape-file", po::value<std::string>(), "shapes YAML to use instead of benchmark/core_shapes.yaml")(
       "shape-mode", po::value<std::string>(), "upstream: FlagGems' own core_shapes.yaml (the default)")(
       "replay-from", po::value<std::string>(), "autotune records to pin: a run folder or its autotune_records/")(
@@ -143,6 +160,7 @@ std::optional<run::Request> parse_request(const std::string& command, const Args
   r.dtypes = util::split(get("dtypes", nullptr), ',');
   r.timer = vm->count("timer") ? (*vm)["timer"].as<std::string>() : "auto";
   r.sampling = get("sampling", "ZL_SAMPLING");
+  r.telemetry = get("telemetry", "ZL_TELEMETRY");
   r.device = get("device", nullptr);
   r.record_autotune = vm->count("record-autotune") > 0;
   r.out_dir = get("out", nullptr);

@@ -5,6 +5,7 @@
 #include "run/identity_record.hpp"
 #include "run/request.hpp"
 #include "run/sampling.hpp"
+#include "run/telemetry.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/json.hpp"
@@ -85,6 +86,8 @@ Caliber resolve_caliber(const CaliberOptions& o)
   c.timer = o.timer.value_or("auto");
   const auto sampling = run::option_or(o.sampling, "ZL_SAMPLING");
   c.sampling = run::to_string(run::parse_sampling(sampling.empty() ? run::k_sampling_default : sampling));
+  const auto telemetry = run::option_or(o.telemetry, "ZL_TELEMETRY");
+  c.telemetry = run::to_string(run::parse_telemetry(telemetry.empty() ? run::k_telemetry_default : telemetry));
   c.shape_mode_upstream = r.shape_mode_upstream;
   c.shape_file = r.shape_file;
   if (!c.shape_file.empty()) {
@@ -117,6 +120,7 @@ run::Request base_request(const Caliber& c)
   r.mode = c.mode;
   r.timer = c.timer;
   r.sampling = c.sampling;
+  r.telemetry = c.telemetry;
   r.python = c.python;
   r.dtypes = c.dtypes;
   r.shape_file = c.shape_file;
@@ -140,6 +144,7 @@ std::string caliber_json(const Caliber& c)
   j.strings("dtypes", c.dtypes);
   j.field("timer", c.timer);
   j.field("sampling", c.sampling);
+  j.field("telemetry", c.telemetry);
   j.field("shape_file", c.shape_file);
   j.field("shape_file_sha256", c.shape_file_sha256);
   j.field("shape_mode_upstream", c.shape_mode_upstream);
@@ -173,6 +178,7 @@ Caliber parse_caliber_json(const std::string& text, const std::string& path)
   }
   c.timer = member(o, "timer");
   c.sampling = o.HasMember("sampling") ? member(o, "sampling") : "fixed";
+  c.telemetry = o.HasMember("telemetry") ? member(o, "telemetry") : "off";
   c.shape_file = member(o, "shape_file");
   c.shape_file_sha256 = member(o, "shape_file_sha256");
   c.shape_mode_upstream = o.HasMember("shape_mode_upstream") && o["shape_mode_upstream"].IsTrue();

@@ -24,7 +24,8 @@ struct CaliberOptions
   std::string backend;
   std::optional<std::string> flaggems_dir; // else FLAGGEMS_DIR, else the working folder
   std::optional<std::string> level, mode, dtypes, timer, shape_file, shape_mode, replay_from, python;
-  std::optional<std::string> sampling; // else ZL_SAMPLING, else the default
+  std::optional<std::string> sampling;  // else ZL_SAMPLING, else the default
+  std::optional<std::string> telemetry; // else ZL_TELEMETRY, else the default
   bool isolate_tuner_cache = false;
   // Else the default (exec::default_executor); --resume keeps the campaign's (open_campaign).
   std::optional<std::string> executor;
@@ -39,7 +40,10 @@ struct Caliber
   std::vector<std::string> dtypes;
   std::string timer;
   std::string sampling = "fixed"; // canonical (run::to_string); a campaign.json without it sampled once a row
-  std::string shape_file;         // absolute; empty for the FlagGems tree's own
+  // How the device's state is read (run::to_string); not compared on --resume: it measures the
+  // device, not the ops. A campaign.json without it read none.
+  std::string telemetry = "off";
+  std::string shape_file; // absolute; empty for the FlagGems tree's own
   std::string shape_file_sha256;
   bool shape_mode_upstream = false;
   std::string replay_from; // absolute; empty for none

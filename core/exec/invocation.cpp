@@ -44,6 +44,7 @@ std::vector<std::string> run_argv(const ZlCommand& zl, const run::Request& r)
   option("--mode", r.mode);
   option("--timer", r.timer);
   option("--sampling", r.sampling);
+  option("--telemetry", r.telemetry);
   option("--python", r.python);
   option("--dtypes", util::join(r.dtypes, ","));
   option("--device", r.device);

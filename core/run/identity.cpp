@@ -92,6 +92,8 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
   write_sampling(j, p.sampling);
   j.field("sampling_spec", to_string(p.sampling));
   j.field("samples_file", boost::filesystem::path(p.samples_file).filename().string());
+  j.field("telemetry_spec", to_string(p.telemetry));
+  j.field("telemetry_file", p.telemetry.enabled ? "telemetry.jsonl" : "");
   j.field(key::k_level, p.request.level);
   j.field(key::k_mode, p.request.mode);
   j.strings(key::k_dtypes, p.request.dtypes);
@@ -158,6 +160,12 @@ std::string identity_json(const Plan& p, const Outcome& o, const std::string& ve
     });
   } else {
     j.key("tests");
+    w.Null();
+  }
+  if (o.telemetry) { // the device's state around the run: clocks, heat, power, lock, throttles
+    j.object("telemetry", [&] { write_summary(j, *o.telemetry); });
+  } else {
+    j.key("telemetry");
     w.Null();
   }
   j.strings("plugins", p.plugins);

@@ -7,6 +7,7 @@
 #include "run/launch.hpp"
 #include "run/outcomes.hpp"
 #include "run/plan.hpp"
+#include "run/telemetry.hpp"
 
 #include <optional>
 #include <string>
@@ -23,11 +24,12 @@ struct Outcome
   std::string started_at;              // UTC, ISO 8601
   std::string finished_at;
   std::optional<double> duration_s;
-  std::string record_log;                // FlagGems' record log in the run folder, if any
-  std::string error;                     // what went wrong outside pytest
-  std::optional<AutotuneTally> autotune; // read from run.log after a record or replay run
-  ExecutorInfo executor;                 // who ran pytest: part of the caliber
-  std::optional<TestOutcomes> tests;     // how each test ended, from zl_identity
+  std::string record_log;                    // FlagGems' record log in the run folder, if any
+  std::string error;                         // what went wrong outside pytest
+  std::optional<AutotuneTally> autotune;     // read from run.log after a record or replay run
+  ExecutorInfo executor;                     // who ran pytest: part of the caliber
+  std::optional<TestOutcomes> tests;         // how each test ended, from zl_identity
+  std::optional<TelemetrySummary> telemetry; // the device's state around the run
 };
 
 // FlagGems' git commit: `git rev-parse HEAD` in the folder, else a FLAGGEMS_COMMIT file there.

@@ -197,6 +197,8 @@ Plan make_plan(const Request& request, const loader::Module& backend, const std:
   p.outcomes_file = p.run_dir + "/outcomes.json";
   p.samples_file = p.run_dir + "/samples.bin";
   p.sampling = parse_sampling(request.sampling.empty() ? k_sampling_default : request.sampling);
+  p.telemetry_file = p.run_dir + "/telemetry.jsonl";
+  p.telemetry = parse_telemetry(request.telemetry.empty() ? k_telemetry_default : request.telemetry);
   // The shapes in force are archived in the run folder and pytest reads that copy.
   p.shape_source = request.shape_file.empty() ? util::absolute(request.flaggems_dir + "/benchmark/core_shapes.yaml")
                                               : util::absolute(request.shape_file);
@@ -331,6 +333,7 @@ std::string plan_json(const Plan& p)
   j.key("sampling");
   write_sampling(j, p.sampling);
   j.field("samples_file", p.samples_file);
+  j.field("telemetry", to_string(p.telemetry));
   j.field("timer_reason", p.timer_reason);
   j.key("capture");
   w.StartObject();

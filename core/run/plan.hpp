@@ -7,6 +7,7 @@
 #include "run/release.hpp"
 #include "run/request.hpp"
 #include "run/sampling.hpp"
+#include "run/telemetry.hpp"
 #include "run/tuner_cache.hpp"
 #include "util/json.hpp"
 
@@ -28,6 +29,8 @@ struct Plan
   std::string timer_reason;         // why that timer, in words
   Sampling sampling;                // --sampling
   std::string samples_file;         // <run_dir>/samples.bin: every timed sample
+  TelemetrySpec telemetry;          // --telemetry
+  std::string telemetry_file;       // <run_dir>/telemetry.jsonl: the device's state, read by zl
   std::vector<std::string> plugins; // the -p list, in order
   std::string run_dir;
   std::string plan_path;

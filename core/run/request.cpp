@@ -2,6 +2,7 @@
 
 #include "run/extra_args.hpp"
 #include "run/sampling.hpp"
+#include "run/telemetry.hpp"
 
 #include "util/error.hpp"
 #include "util/string.hpp"
@@ -103,6 +104,9 @@ void validate(const Request& r)
   one_of("--timer", r.timer, k_timers);
   if (!r.sampling.empty()) {
     parse_sampling(r.sampling); // refused here, before anything is written
+  }
+  if (!r.telemetry.empty()) {
+    parse_telemetry(r.telemetry);
   }
   for (const auto& d : r.dtypes) {
     one_of("--dtypes", d, k_dtypes);

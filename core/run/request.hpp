@@ -19,6 +19,7 @@ struct Request
   std::vector<std::string> dtypes;
   std::string timer = "auto"; // --timer
   std::string sampling;       // --sampling, as given; empty: the default
+  std::string telemetry;      // --telemetry, as given; empty: the default
   std::string device;         // --device: an index or a UUID; empty for the first
   std::string shape_file;     // --shape-file / SHAPE_FILE
   bool shape_mode_upstream = false;

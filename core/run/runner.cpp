@@ -245,6 +245,7 @@ int execute(const Plan& p, Launcher& launcher, const Sinks& sinks, const std::fu
     sinks.err("zl: stopped before pytest started\n");
     return k_exit_interrupted;
   }
+  TelemetryRecorder telemetry(*p.backend, p.device, p.telemetry, p.telemetry_file);
   try {
     launched = launcher.launch(p, {tee(sinks.out), tee(sinks.err)});
   } catch (const util::SpawnFailure& e) {
@@ -259,6 +260,7 @@ int execute(const Plan& p, Launcher& launcher, const Sinks& sinks, const std::fu
 
   outcome.finished_at = utc_now();
   outcome.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.telemetry = telemetry.finish();
   record_end(launched, outcome);
   read_tests(p, launched, outcome, sinks);
   report_end(launched, util::stop_grace(), sinks);

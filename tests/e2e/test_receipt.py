@@ -29,7 +29,7 @@ def test_receipt_records_and_verifies(zl, tmp_path):
     assert "plugin:zl_worker" not in roles  # a fresh process: no worker ran it
     results = {e["path"]: e["sha256"] for e in receipt["results"]}
     assert set(results) == {"outcomes.json", "plan.json", "python_versions.json", "record.log", "run.log",
-                            "run_identity.json", "samples.bin", "shapes.yaml"}
+                            "run_identity.json", "samples.bin", "shapes.yaml", "telemetry.jsonl"}
     assert results["run.log"] == sha256(run / "run.log")
     assert receipt["runs"][0]["identity"]["backend"]["name"] == "cpu"
     assert "every digest matches" in zl.run("receipt", "--verify", str(run), check_rc=0).stdout

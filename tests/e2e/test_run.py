@@ -32,7 +32,7 @@ def test_sample_corpus_runs_on_the_host_backend(zl, tmp_path):
     assert "Operator: abs  Performance Test (dtype=torch.float16, mode=kernel,level=core)" in proc.stdout
     assert sorted(p.name for p in out.iterdir()) == [
         "outcomes.json", "plan.json", "python_versions.json", "record.log", "run.log", "run_identity.json", "samples.bin",
-        "shapes.yaml"]
+        "shapes.yaml", "telemetry.jsonl"]
     ident = identity(out)
     assert ident["status"] == "ok" and ident["exit_code"] == 0 and ident["pytest_exit_code"] == 0
     assert ident["backend"]["name"] == "cpu"

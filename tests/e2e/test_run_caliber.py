@@ -238,7 +238,7 @@ def test_long_flaggems_path_runs(zl, tmp_path):
     assert len(tables(out)) == 2
     assert sorted(p.name for p in out.iterdir()) == [
         "outcomes.json", "plan.json", "python_versions.json", "record.log", "run.log", "run_identity.json", "samples.bin",
-        "shapes.yaml"]
+        "shapes.yaml", "telemetry.jsonl"]
 
 
 def test_record_log_name_over_the_limit_fails_preflight(zl, tmp_path):
