@@ -142,7 +142,8 @@ int cmd_report(Context&, const Args& args)
     ("alpha", po::value<double>()->default_value(0.05, "0.05"), "--ab, --history: significance level of the U test")
     ("threshold", po::value<double>()->default_value(2.0), "--ab, --history: PCT within which a non-significant change is 'same'")
     ("process-noise", po::value<double>(), "--ab: PCT of between-process noise added to a side of one round (default: "
-                                           "estimated over the pairings; docs/statistics.md)");
+                                           "estimated over the pairings; docs/statistics.md)")
+    ("keep-throttled", po::bool_switch(), "--ab: judge pairings timed on a throttled device too (default: no verdict)");
   // clang-format on
   const auto vm = parse_options("report", std::string(k_usage) + "\n\n" + k_notes, desc, args, {"path"});
   if (!vm) {

@@ -21,6 +21,7 @@ namespace {
 constexpr const char* k_usage = "zl summary PATH... [--rows] [--format text|md|csv|json] [--db FILE]\n"
                                 "       zl summary --ab A B [--force] [--fail-on-regression PCT] [--alpha P] "
                                 "[--threshold PCT] [--process-noise PCT]\n"
+                                "                  [--keep-throttled]\n"
                                 "                  [--format …] [--db FILE]\n"
                                 "       zl summary --db FILE";
 
@@ -42,6 +43,10 @@ Without --ab: per operator and dtype, the rows, the geometric mean of FlagGems' 
 torch with its range, the failures (FAILED rows, FlagGems' failure lines, failed tests), and the
 rows timed directly after graph capture was refused (BENCHMARK_DIRECT_NO_CUDAGRAPH); then the
 campaign total and the counts of markers (BENCHMARK_CAPTURE_POISONED, AUTOTUNE_REPLAY_FALLBACK, …).
+Where a run read the device's state (telemetry.jsonl, zl run --telemetry), a row timed while a
+reading said the device was throttled (a reason other than idle, or the SM clock under 90% of
+its locked or maximum value) counts in THROTTLED; --ab gives such pairings no verdict unless
+--keep-throttled.
 
 --ab A B compares build B against build A. Rows pair by operator, dtype and Size Detail (and,
 where a run prints one shape twice, by which time). Only rows that succeeded on both sides with a
@@ -104,7 +109,8 @@ int cmd_summary(Context&, const Args& args)
     ("alpha", po::value<double>()->default_value(0.05, "0.05"), "--ab: significance level of the U test")
     ("threshold", po::value<double>()->default_value(2.0), "--ab: PCT within which a non-significant change is 'same'")
     ("process-noise", po::value<double>(), "--ab: PCT of between-process noise added to a side of one round (default: "
-                                           "estimated over the pairings; docs/statistics.md)");
+                                           "estimated over the pairings; docs/statistics.md)")
+    ("keep-throttled", po::bool_switch(), "--ab: judge pairings timed on a throttled device too (default: no verdict)");
   // clang-format on
   const auto vm = parse_options("summary", std::string(k_usage) + "\n\n" + k_notes, desc, args, {"path"});
   if (!vm) {
@@ -122,7 +128,7 @@ int cmd_summary(Context&, const Args& args)
   if (ab && (*vm)["rows"].as<bool>()) {
     throw Error("--rows lists the rows of one side: zl summary --rows PATH…, not with --ab");
   }
-  for (const char* option : {"force", "fail-on-regression", "process-noise"}) {
+  for (const char* option : {"force", "fail-on-regression", "process-noise", "keep-throttled"}) {
     if (!ab && vm->count(option) && !(*vm)[option].defaulted()) {
       throw Error(fmt::format("--{} goes with --ab A B", option));
     }

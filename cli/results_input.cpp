@@ -32,6 +32,7 @@ results::compare::AbOptions ab_options(const po::variables_map& vm)
   if (vm.count("process-noise")) {
     options.process_noise = fraction(vm, "process-noise", 0, 100) / 100;
   }
+  options.keep_throttled = vm.count("keep-throttled") > 0 && vm["keep-throttled"].as<bool>();
   return options;
 }
 

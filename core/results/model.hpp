@@ -61,6 +61,7 @@ struct Row
   std::uint32_t occurrence = 0; // earlier rows of the same run with the same op, dtype and shape
   bool success = false;         // SUCCESS in the table (error_msg null in the record log)
   bool fallback = false;        // a BENCHMARK_DIRECT_NO_CUDAGRAPH matched it: timed directly
+  bool throttled = false;       // a telemetry reading taken while it was timed says the device was slowed
   RowSource source = RowSource::table;
   // Its samples in its Run's `samples`, torch's and FlagGems' (k_no_samples: none kept).
   std::int32_t torch_samples = k_no_samples, gems_samples = k_no_samples;
@@ -139,8 +140,11 @@ struct RunInfo
   std::string kind;     // "run" (a run folder), "log" (a text log), "record" (a record log)
   std::string log_file; // the text log read, if any
   std::string record_file;
-  std::string samples_file; // samples.bin, when the run kept its samples
-  std::string op;           // node.op of the identity, else the ops of the tables
+  std::string samples_file;   // samples.bin, when the run kept its samples
+  std::string telemetry_file; // telemetry.jsonl, when zl read the device's state
+  std::size_t throttled_rows = 0;
+  std::string throttle_cause; // the first throttled row's reason ("throttle reason power (SwPowerCap)")
+  std::string op;             // node.op of the identity, else the ops of the tables
   Caliber caliber;
   // Part of the caliber too: the pytest arguments given after `--` (the identity's
   // pytest_extra_args, ZL_RUN's extra_args), "none" or joined by spaces; "" when the run does not say.

@@ -93,6 +93,7 @@ struct Samples
   std::vector<const SampleSet*> sets, torch_sets; // each measured row's samples, where kept
   std::uint32_t failed = 0;
   bool fallback = false;
+  bool throttled = false;
   std::string_view error;
 };
 
@@ -107,10 +108,12 @@ void collect(const SideIndex& s, std::uint32_t group, Samples& out)
   out.gems.clear(), out.torch.clear(), out.sets.clear(), out.torch_sets.clear();
   out.failed = 0;
   out.fallback = false;
+  out.throttled = false;
   out.error = {};
   for (auto i = s.first[group]; i != k_none; i = s.next[i]) {
     const Row& r = *s.rows[i];
     out.fallback = out.fallback || r.fallback;
+    out.throttled = out.throttled || r.throttled;
     if (!r.measured()) {
       ++out.failed;
       out.error = out.error.empty() ? r.error() : out.error;
@@ -198,6 +201,7 @@ void pair(AbResult& out, SideIndex& a, std::uint32_t ga, SideIndex& b, std::uint
   p.b_samples = static_cast<std::uint32_t>(sb.gems.size());
   p.a_failed = sa.failed, p.b_failed = sb.failed;
   p.fallback = sa.fallback || sb.fallback;
+  p.throttled = sa.throttled || sb.throttled;
   if (p.a_samples >= 2 && p.b_samples >= 2) {
     p.test = mann_whitney(sa.gems, sb.gems);
   }
@@ -209,7 +213,7 @@ void pair(AbResult& out, SideIndex& a, std::uint32_t ga, SideIndex& b, std::uint
   }
   p.est_a = estimate_side(sa.sets), p.est_b = estimate_side(sb.sets);
   p.torch_a = estimate_side(sa.torch_sets), p.torch_b = estimate_side(sb.torch_sets);
-  p.verdict = verdict_of(p, o);
+  p.verdict = p.throttled && !o.keep_throttled ? Verdict::none : verdict_of(p, o);
   out.pairings.push_back(p);
 }
 
@@ -236,6 +240,10 @@ void judge_sampled(AbResult& out, const AbOptions& o)
     auto& p = out.pairings[k];
     p.control_shift = control_shift(p, o);
     p.control_moved = p.control_shift != 0;
+    out.throttled += p.throttled ? 1 : 0;
+    if (p.throttled && !o.keep_throttled) {
+      continue; // no verdict, and no part in the noise it would be judged against
+    }
     if (p.est_a.valid() && p.est_b.valid()) { // a moved control's row is process noise too
       // pairings come op by op: a new op, a new group
       const bool same_op = !group.empty() && p.op() == out.pairings[sampled.back()].op();
@@ -365,7 +373,8 @@ AbResult compare(const std::vector<Run>& a, const std::vector<Run>& b, const AbO
       fewest_b = std::min<std::size_t>(fewest_b, p.b_samples);
     }
     const bool regressed = options.fail_on_regression && p.ratio > 1 + *options.fail_on_regression &&
-                           (p.verdict == Verdict::slower || p.verdict == Verdict::none);
+                           (p.verdict == Verdict::slower || p.verdict == Verdict::none) &&
+                           (!p.throttled || options.keep_throttled);
     if (regressed) {
       out.regressions.push_back(k);
     }

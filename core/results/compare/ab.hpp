@@ -26,6 +26,9 @@ struct AbOptions
   std::optional<double> fail_on_regression; // fraction: B/A above 1 + this is a regression
   // The between-process noise (relative) a one-round side adds; none: estimated (verdict.hpp).
   std::optional<double> process_noise;
+  // Judge pairings of which a row was timed on a throttled device (Row::throttled); by default
+  // they get no verdict: the device, not the build, may have made the difference.
+  bool keep_throttled = false;
 };
 
 // The value of a caliber field a run does not say (a FlagGems log without zl's ZL_RUN header).
@@ -49,6 +52,7 @@ struct Pairing
   double ratio = 0;                           // b_ms / a_ms
   double torch_ratio = k_na;                  // the same for torch's latency
   bool fallback = false;                      // a row of either side was timed directly
+  bool throttled = false;                     // a row of either side was timed on a throttled device
   UTest test;
   // From the samples (docs/statistics.md): B's median over A's, less one, with its 95% interval;
   // p of no difference, and q, its Benjamini-Hochberg adjustment over the campaign's pairings.
@@ -106,6 +110,7 @@ struct AbResult
   bool process_noise_given = false;       // given (AbOptions), not estimated
   bool process_noise_known = false;       // given, or estimated from enough pairings
   std::size_t control_moved = 0;          // sampled pairings whose torch latency moved (ambiguous)
+  std::size_t throttled = 0;              // pairings with a throttled row (no verdict unless kept)
 };
 
 // Pairs and compares. The runs must outlive the result (it views their rows).

@@ -35,6 +35,7 @@ void add(GroupSummary& g, const Row& r)
   ++g.rows;
   g.failed += r.success ? 0 : 1;
   g.fallback += r.fallback ? 1 : 0;
+  g.throttled += r.throttled ? 1 : 0;
   const double s = speedup_of(r);
   if (!r.success || !has_value(s)) {
     return;
@@ -53,6 +54,7 @@ void merge(GroupSummary& into, const GroupSummary& g)
   into.fallback += g.fallback;
   into.log_sum += g.log_sum;
   into.sampled += g.sampled, into.warned += g.warned, into.capped += g.capped;
+  into.throttled += g.throttled;
   into.noises.insert(into.noises.end(), g.noises.begin(), g.noises.end());
   if (has_value(g.min_speedup)) {
     into.min_speedup = has_value(into.min_speedup) ? std::min(into.min_speedup, g.min_speedup) : g.min_speedup;
@@ -143,6 +145,10 @@ Summary summarize(const std::vector<const Run*>& runs, const std::vector<OpOutco
   for (const auto* run_ptr : runs) {
     const auto& run = *run_ptr;
     ++s.calibers[describe(run.info.caliber)];
+    s.telemetry_runs += run.info.telemetry_file.empty() ? 0U : 1U;
+    if (s.throttle_cause.empty()) {
+      s.throttle_cause = run.info.throttle_cause;
+    }
     const auto recorded = parse_op_state(run.info.status); // none: a status only a run has
     // A run outside a campaign that FlagGems declined has no row: its status still shows.
     if (!run.info.campaign_status && run.rows.empty() && !run.info.op.empty() && recorded && *recorded != OpState::ok &&

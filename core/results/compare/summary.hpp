@@ -26,6 +26,7 @@ struct GroupSummary
   // FlagGems' samples (samples.hpp): rows that kept them, that warn, whose sampling hit a cap;
   // the median over those rows of the noise (IQR over the median).
   long long sampled = 0, warned = 0, capped = 0;
+  long long throttled = 0; // timed while telemetry said the device was slowed (Row::throttled)
   double noise = k_na;
   std::vector<double> noises; // while summarizing
 };
@@ -49,6 +50,8 @@ struct Summary
   std::vector<OpOutcome> ops;                              // of the campaigns read: each op's status
   std::vector<std::string> attempts;                       // earlier attempts, listed, not counted
   std::vector<UnstableRow> unstable;                       // views into the runs summarized
+  std::size_t telemetry_runs = 0;                          // runs with a telemetry.jsonl
+  std::string throttle_cause;                              // the first throttled row's reason
 };
 
 // ops: what the campaigns' ops_status.csv say (a run's own status: RunInfo::campaign_status). An

@@ -3,6 +3,7 @@
 #include "results/parse/record_log.hpp"
 #include "results/parse/samples_file.hpp"
 #include "results/parse/table_parser.hpp"
+#include "results/parse/telemetry_file.hpp"
 #include "run/identity_record.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -188,6 +189,28 @@ std::string_view read_input(const std::string& path, std::vector<char>& buffer, 
   return {buffer.data(), std::min(done, limit)};
 }
 
+namespace {
+
+// The run's telemetry.jsonl marks the rows timed on a throttled device; a line it cannot read is
+// a warning (an interrupted run may end mid-line), and rows stand unmarked where none can be read.
+void read_telemetry(Run& run)
+{
+  std::vector<char> bytes;
+  try {
+    std::vector<std::string> problems;
+    const auto readings =
+        devices::parse_readings(read_input(run.info.telemetry_file, bytes, 0, true), run.info.telemetry_file, problems);
+    for (const auto& p : problems) {
+      run.warnings.push_back({run.info.telemetry_file, 0, p});
+    }
+    mark_throttled(run, readings);
+  } catch (const Error& e) {
+    run.warnings.push_back({run.info.telemetry_file, 0, e.what()});
+  }
+}
+
+} // namespace
+
 Run load(const Source& source, std::shared_ptr<util::Arena> arena)
 {
   Run run;
@@ -242,6 +265,7 @@ Run load(const Source& source, std::shared_ptr<util::Arena> arena)
       number_occurrences(log.rows);
     }
     run.info.samples_file = inside(dir / "samples.bin", "");
+    run.info.telemetry_file = inside(dir / "telemetry.jsonl", "");
   } else {
     const auto text = source.content ? std::string_view(*source.content) : read_input(source.path, thread_buffer());
     if (source.kind == Source::Kind::text_log) {
@@ -275,6 +299,9 @@ Run load(const Source& source, std::shared_ptr<util::Arena> arena)
     } catch (const Error& e) { // the rows stand without their samples
       run.warnings.push_back({run.info.samples_file, 0, e.what()});
     }
+  }
+  if (!run.info.telemetry_file.empty()) {
+    read_telemetry(run);
   }
   return run;
 }

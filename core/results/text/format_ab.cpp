@@ -91,6 +91,8 @@ std::string json(const AbResult& r, const AbView& v)
   j.field("process_noise_ops", r.process_noise_ops);
   j.field("control_moved", static_cast<unsigned long long>(r.control_moved));
   j.field("process_noise_known", r.process_noise_known);
+  j.field("throttled_pairings", static_cast<unsigned long long>(r.throttled));
+  j.field("keep_throttled", v.options.keep_throttled);
   j.key("unfinished");
   w.StartArray();
   for (const auto& [side, o] : v.unfinished) {
@@ -142,6 +144,7 @@ std::string json(const AbResult& r, const AbView& v)
     j.field("a_failed", static_cast<unsigned long long>(p.a_failed));
     j.field("b_failed", static_cast<unsigned long long>(p.b_failed));
     j.field("fallback", p.fallback);
+    j.field("throttled", p.throttled);
     j.field("verdict", std::string(to_string(p.verdict)));
     const bool sampled = has_value(p.diff);
     j.field("method", std::string(sampled ? "samples" : p.verdict == Verdict::none ? "none" : "u_test"));
@@ -263,6 +266,12 @@ std::string format_ab(const AbResult& r, const AbView& v, Format f)
     out += md ? "**\n" : "";
   }
   out += "\n" + render(op_table(r, f), f) + "\n";
+  if (r.throttled > 0) {
+    out += fmt::format("{}: a row was timed while the device was throttled (telemetry.jsonl); {}.\n",
+                       counted_pairings(r.throttled),
+                       v.options.keep_throttled ? "judged all the same (--keep-throttled)"
+                                                : "no verdict (--keep-throttled judges them)");
+  }
   if (r.total.fallback_pairs > 0) {
     out += fmt::format("{}* the range includes {} with rows timed directly after graph capture was refused "
                        "({}), a different regime\n",

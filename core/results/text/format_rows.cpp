@@ -48,6 +48,7 @@ std::string json(const std::vector<Run>& runs)
       j.field("run", run.info.path);
       j.field("op", std::string(r.op())), j.field("dtype", std::string(r.dtype()));
       j.field("shape", std::string(r.shape)), j.field("success", r.success);
+      j.field("throttled", r.throttled);
       j.key("gems_ms"), has_value(r.gems_ms) ? w.Double(r.gems_ms) : w.Null();
       j.key("torch_ms"), has_value(r.torch_ms) ? w.Double(r.torch_ms) : w.Null();
       json_side(j, "gems_samples", run.samples_of(r, true));

@@ -29,6 +29,13 @@ std::string share(long long part, long long whole)
 
 void append_sample_columns(Table& t, const Summary& s, Format f)
 {
+  if (s.total.throttled > 0) { // only where some row was slowed: a column of zeros says nothing
+    t.header.push_back(f == Format::csv ? "throttled" : "THROTTLED");
+    t.right.push_back(true);
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      t.rows[i].push_back(std::to_string((i < s.groups.size() ? s.groups[i] : s.total).throttled));
+    }
+  }
   if (s.total.sampled == 0) {
     return;
   }
@@ -48,16 +55,33 @@ void append_sample_columns(Table& t, const Summary& s, Format f)
   }
 }
 
+std::string telemetry_notes(const Summary& s, bool md)
+{
+  if (s.telemetry_runs == 0) {
+    return {};
+  }
+  if (s.total.throttled == 0) {
+    return fmt::format("{}telemetry: {} of {} runs read the device's state; no row was timed on a throttled device.\n",
+                       md ? "\n" : "", s.telemetry_runs, s.runs);
+  }
+  return fmt::format("{}telemetry: {} rows were timed while the device was throttled (first: {}); zl summary --ab "
+                     "leaves them out of its verdicts unless --keep-throttled.\n",
+                     md ? "\n" : "", s.total.throttled, s.throttle_cause);
+}
+
 std::string samples_notes(const Summary& s, bool md)
 {
   if (s.total.sampled == 0) {
-    return {};
+    return telemetry_notes(s, md);
   }
   const auto& t = s.total;
-  std::string out = fmt::format(
-      "{}samples: {} of {} rows kept FlagGems' samples (samples.bin); NOISE is the median over them of IQR / median; "
-      "{} ({}) stopped sampling at a cap before the median's interval reached --sampling's width; {} warn.\n",
-      md ? "\n" : "", t.sampled, t.measured, t.capped, share(t.capped, t.sampled), t.warned);
+  std::string out =
+      telemetry_notes(s, md) +
+      fmt::format(
+          "{}samples: {} of {} rows kept FlagGems' samples (samples.bin); NOISE is the median over them of IQR / "
+          "median; "
+          "{} ({}) stopped sampling at a cap before the median's interval reached --sampling's width; {} warn.\n",
+          md ? "\n" : "", t.sampled, t.measured, t.capped, share(t.capped, t.sampled), t.warned);
   if (s.unstable.empty()) {
     return out;
   }
@@ -83,6 +107,7 @@ void json_samples(util::JsonWriter& j, const GroupSummary& g)
   has_value(g.noise) ? j.w().Double(g.noise) : j.w().Null();
   j.field("warned", g.warned);
   j.field("capped", g.capped);
+  j.field("throttled", g.throttled);
 }
 
 void json_unstable(util::JsonWriter& j, const Summary& s)
