@@ -68,7 +68,9 @@ The caliber of the two sides (backend, level, timer, mode, tuner cache; from run
 for a bare log from its table titles and zl's ZL_RUN header) must agree: otherwise zl names the
 difference and exits 2; a field a side does not say (a FlagGems log without zl's header has no
 backend, timer or tuner cache) is "unknown", never checked, and differs too. --force compares
-anyway and prints the difference above the table. The same runs on both sides are refused (exit
+anyway and prints the difference above the table. Where every run of both sides read the
+device's settings (telemetry: a locked clock, the power limit, ECC, MIG), they must agree too
+(device_state). The same runs on both sides are refused (exit
 2). Ops that a side's campaign did not call ok are named above the table.
 
 --format json: version 2 (groups' status, ops, attempts; --ab: unfinished).

@@ -152,6 +152,9 @@ struct RunInfo
   // Part of the caliber too: who ran pytest (the identity's executor.name: process, warm, …);
   // "process" when the run does not say (runs from before the field, logs: all were).
   std::string executor = "process";
+  // Part of the caliber too: the device's settings its telemetry read (run::Identity::device_state);
+  // "" when the run read none.
+  std::string device_state;
   // The identity's status: an op state's name (ok, failed, …) or one only a run has (running,
   // no_tests, usage_error, error); parse_op_state tells which.
   std::string status;

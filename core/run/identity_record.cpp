@@ -120,6 +120,28 @@ private:
   const std::string& m_file;
 };
 
+// What of the device's settings changes a measurement: a locked clock, the power limit, ECC, MIG.
+std::string device_state(const Reader& r, const Value& t)
+{
+  std::vector<std::string> parts;
+  auto flag = [&](const char* k, const char* on, const char* off) {
+    const auto* v = Reader::get(t, k);
+    if (v != nullptr && !v->IsBool()) {
+      r.wrong(std::string("telemetry.") + k, *v, "true or false");
+    }
+    if (v != nullptr) {
+      parts.push_back(fmt::format("{}={}", k, v->GetBool() ? on : off));
+    }
+  };
+  flag("clocks_locked", "yes", "no");
+  if (const auto limit = r.real(t, "telemetry", "power_limit_w")) {
+    parts.push_back(fmt::format("power_limit_w={:g}", *limit));
+  }
+  flag("ecc", "on", "off");
+  flag("mig", "on", "off");
+  return util::join(parts, " ");
+}
+
 void read_nested(const Reader& r, const Value& d, Identity& id)
 {
   if (const auto* b = r.object(d, "", key::k_backend)) {
@@ -151,6 +173,9 @@ void read_nested(const Reader& r, const Value& d, Identity& id)
   if (const auto* e = r.object(d, "", key::k_executor)) {
     const auto name = r.text(*e, key::k_executor, key::k_name);
     id.executor = name.empty() ? id.executor : name;
+  }
+  if (const auto* t = r.object(d, "", "telemetry")) {
+    id.device_state = device_state(r, *t);
   }
   if (const auto* s = r.object(d, "", key::k_slurm)) {
     id.slurm =

@@ -99,6 +99,9 @@ struct Identity
   std::string executor = "process"; // executor.name; identities without it were all a fresh process's
   std::optional<Slurm> slurm;       // the job, where the run was one
   std::string record_log;           // FlagGems' record log, as named in the run folder
+  // The device's caliber as its telemetry read it: "clocks_locked=no power_limit_w=700 ecc=on
+  // mig=off", the fields read only; "" where the run read none.
+  std::string device_state;
 };
 
 // A document that is not a run identity: malformed JSON, not an object, a known key of the

@@ -131,6 +131,21 @@ TEST_CASE("zl::results::compare::compare_caliber")
   CHECK(diffs[0].a == "direct,graph");
 }
 
+TEST_CASE("zl::results::compare::compare_caliber: the device's settings, where both sides read them")
+{
+  const std::string log = table("abs", "torch.float16", {{s64, 1, 1}});
+  auto a = one(log), b = one(log);
+  a[0].info.device_state = "clocks_locked=no power_limit_w=700 ecc=on";
+  CHECK(compare_caliber(a, b).empty()); // B read none: nothing to tell them apart by
+  b[0].info.device_state = "clocks_locked=yes power_limit_w=700 ecc=on";
+  const auto diffs = compare_caliber(a, b);
+  REQUIRE(diffs.size() == 1);
+  CHECK(diffs[0].field == "device_state");
+  CHECK(diffs[0].b == "clocks_locked=yes power_limit_w=700 ecc=on");
+  b[0].info.device_state = a[0].info.device_state;
+  CHECK(compare_caliber(a, b).empty());
+}
+
 TEST_CASE("zl::results::compare::compare_caliber: the arguments after --")
 {
   const std::string log = table("abs", "torch.float16", {{s64, 1, 1}});

@@ -181,3 +181,16 @@ TEST_CASE("zl::run::read_identity")
     CHECK_FALSE(run::try_read_identity(dir.path()).has_value());
   }
 }
+
+TEST_CASE("zl::run::parse_identity: the device's settings from the telemetry summary")
+{
+  const auto id = run::parse_identity(
+      R"({"telemetry": {"readings": 9, "clocks_locked": false, "locked_mhz": 0, "power_limit_w": 700.0,
+          "ecc": true, "mig": null, "throttle_seen": []}})",
+      "x.json");
+  CHECK(id.device_state == "clocks_locked=no power_limit_w=700 ecc=on");
+  CHECK(run::parse_identity(R"({"telemetry": {"readings": 3}})", "x.json").device_state.empty());
+  CHECK(run::parse_identity(R"({"telemetry": null})", "x.json").device_state.empty());
+  CHECK_THROWS_WITH_AS(run::parse_identity(R"({"telemetry": {"ecc": "on"}})", "x.json"),
+                       doctest::Contains("telemetry.ecc is a string, not true or false"), run::IdentityError);
+}

@@ -94,6 +94,19 @@ std::vector<CaliberDiff> compare_caliber(const std::vector<Run>& a, const std::v
   if (xa != xb || xa.size() > 1) {
     diffs.push_back({"executor", joined(xa), joined(xb)});
   }
+  // The device's settings (a locked clock, the power limit, ECC, MIG), as telemetry read them:
+  // checked where every run of both sides read them; a run that read none cannot tell.
+  auto states = [](const std::vector<Run>& runs) {
+    std::set<std::string> out;
+    for (const auto& r : runs) {
+      out.insert(r.info.device_state);
+    }
+    return out;
+  };
+  const auto sa = states(a), sb = states(b);
+  if (!sa.count("") && !sb.count("") && (sa != sb || sa.size() > 1)) {
+    diffs.push_back({"device_state", joined(sa), joined(sb)});
+  }
   return diffs;
 }
 

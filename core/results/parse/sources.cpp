@@ -76,6 +76,7 @@ void read_identity(Run& run, const std::string& file)
   i.caliber = {id.backend.name, id.level, id.timer.effective, id.mode, id.tuner_cache};
   i.extra_args = extra_args_of(id);
   i.executor = id.executor;
+  i.device_state = id.device_state;
   i.op = id.op;
   i.status = id.status;
   i.duration_s = id.duration_s;
