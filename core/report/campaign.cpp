@@ -328,6 +328,7 @@ void write_campaign(Json& j, const std::vector<Run>& runs, const std::vector<res
     write_series(j, members, cut);
     write_sampling(j, members, cut);
     write_issues(j, members, cut);
+    write_telemetry(j, members, cut);
     w.EndObject();
   }
   w.EndArray();

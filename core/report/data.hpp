@@ -88,6 +88,12 @@ void write_caliber(Json& j, const CaliberInfo& c);
 void write_campaign(Json& j, const std::vector<results::Run>& runs, const std::vector<results::OpOutcome>& ops,
                     std::size_t* cut);
 
+// The device's timeline of a caliber's runs (their telemetry.jsonl, report/telemetry.cpp): every
+// reading's SM and memory clocks, temperature and power on one time axis, thinned to a few
+// thousand points but keeping each that says the device was throttled, and the rows timed while
+// it was. null where no run read telemetry.
+void write_telemetry(Json& j, const std::vector<const results::Run*>& runs, std::size_t* cut);
+
 // The A/B view: results::compare::compare's result per op (B/A, range, verdict counts, the op's
 // colour: op_verdict) and per pairing, with both sides' calibers.
 struct AbSides

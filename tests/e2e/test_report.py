@@ -146,7 +146,7 @@ def test_campaign_view_of_a_real_campaign(zl, tmp_path, browser):
     assert pdf.startswith(b"%PDF") and len(pdf) > 10_000
     (ARTIFACTS / "campaign.pdf").write_bytes(pdf)
     # Each chart's table fallback is collapsed, and built when opened.
-    fallbacks = browser.find_elements("css selector", "details.fallback:not(.unstable)")
+    fallbacks = browser.find_elements("css selector", "details.fallback:not(.unstable):not(.readings)")
     assert len(fallbacks) == 1 + len({g["op"] for g in measured}) and not fallbacks[0].get_attribute("open")
     fallbacks[0].find_element("tag name", "summary").click()
     # The toggle event that builds it is queued as a task after the click, so it is waited for.
@@ -370,3 +370,35 @@ def test_bad_input_gives_a_clear_page_or_error(zl, tmp_path, browser):
     assert "Labels longer than 512 bytes (op names, Size Details, …) are shortened on this page" in text_of(browser)
     assert "(10485760 bytes)" in text_of(browser)
     assert len(charts(browser, "speedup")[0]["labels"]) == 1
+
+
+def test_campaign_view_draws_the_device_timeline(zl, tmp_path, browser):
+    """A real campaign whose readings are replaced by constructed ones (a clock, a rising
+    temperature, a power cap from the middle of abs on): the timeline and the throttled rows."""
+    campaign = tmp_path / "campaign"
+    zl.run("batch", "--flaggems", str(CORPUS), "--ops", "abs,add", "--python", PYTHON, "--out", str(campaign),
+           "--sampling", "ci=1%,min=10,max=3000,max-time=0.05", check_rc=0)
+    run = campaign / "abs"
+    real = [json.loads(line) for line in (run / "telemetry.jsonl").read_text().splitlines()]
+    start, end = real[0]["at"], real[-1]["at"]
+    lines, t = [], start
+    while t <= end:
+        capped = t >= (start + end) / 2
+        lines.append(json.dumps({"at": t, "phase": "during", "sm_clock_mhz": 1980, "sm_clock_max_mhz": 1980,
+                                 "temperature_c": 40 + int(20 * (t - start) / (end - start)),
+                                 "throttle": 4 if capped else 0, "throttle_text": "SwPowerCap" if capped else ""}))
+        t += 0.005
+    (run / "telemetry.jsonl").write_text("\n".join(lines) + "\n")
+    throttled = zl.json("summary", str(campaign), "--format", "json")["total"]["throttled"]
+    assert throttled > 0
+    page = report(zl, str(campaign), out=tmp_path / "timeline.html")
+    open_page(browser, page, "timeline")
+    (chart,) = browser.execute_script(
+        "return window.zlCharts.filter(c => c.$zl.kind === 'timeline').map(c => ({"
+        "labels: c.data.datasets.map(d => d.label), points: c.data.datasets.map(d => d.data.length),"
+        "throttled: c.$zl.throttled}))")
+    assert chart["labels"] == ["SM clock (MHz)", "temperature (°C)", "throttled"]
+    assert chart["points"][0] > 10 and chart["points"][1] > 10 and 0 < chart["points"][2] < chart["points"][0]
+    assert chart["throttled"] == throttled
+    assert f"{throttled} rows were timed while the device was throttled (first: throttle reason power " \
+           "(SwPowerCap))" in text_of(browser)

@@ -238,6 +238,52 @@
     list.open = c.unstable.length <= 50;
     sec.append(list);
   }
+  // The device's state over the campaign (telemetry.jsonl): SM clock and temperature on one time
+  // axis, each reading that says the device was slowed in red, and the rows timed then.
+  function timeline(sec, t) {
+    sec.append(el('h4', {}, `Device state over the campaign (${t.readings} readings)`));
+    if (t.throttled_rows) {
+      sec.append(banner('warn', `${t.throttled_rows} rows were timed while the device was throttled (first: ${t.cause}): zl summary --ab leaves them out of its verdicts.`));
+    }
+    const at = (k) => t.points.filter((p) => p[k] !== null).map((p) => ({ x: p[0], y: p[k], op: t.ops[p[1]], cause: p[6] }));
+    const clock = at(2);
+    const temp = at(4);
+    if (clock.length === 0 && temp.length === 0) {
+      sec.append(el('p', { class: 'sampling' }, 'The backend read neither a clock nor a temperature of this device.'));
+    } else {
+      const b = box(260);
+      sec.append(b);
+      lazy(b, () => chart(b, 'timeline', { label: 'device clock and temperature over time', throttled: t.throttled_rows }, {
+        type: 'line',
+        data: { datasets: [
+          { label: 'SM clock (MHz)', yAxisID: 'y', data: clock, borderColor: PALETTE[0], backgroundColor: PALETTE[0], pointRadius: 0, borderWidth: 1 },
+          { label: 'temperature (°C)', yAxisID: 'y2', data: temp, borderColor: PALETTE[1], backgroundColor: PALETTE[1], pointRadius: 0, borderWidth: 1 },
+          { label: 'throttled', type: 'scatter', yAxisID: clock.length ? 'y' : 'y2', data: (clock.length ? clock : temp).filter((p) => p.cause),
+            backgroundColor: '#d62728', borderColor: '#d62728', pointRadius: 3 },
+        ] },
+        options: {
+          plugins: { tooltip: { callbacks: {
+            label: (ctx) => [`${ctx.dataset.label}: ${ctx.raw.y} during ${ctx.raw.op}`].concat(ctx.raw.cause ? [ctx.raw.cause] : []),
+          } } },
+          scales: {
+            x: { type: 'linear', title: { display: true, text: 'seconds from the first reading' } },
+            y: { title: { display: true, text: 'MHz' } },
+            y2: { position: 'right', grid: { drawOnChartArea: false }, title: { display: true, text: '°C' } },
+          },
+        },
+      }));
+    }
+    const readings = fallback('device readings', ['seconds', 'op', 'SM MHz', 'memory MHz', '°C', 'W', 'throttled'],
+      () => t.points.map((p) => [num(p[0], 2), t.ops[p[1]], p[2] === null ? '-' : p[2], p[3] === null ? '-' : p[3],
+        p[4] === null ? '-' : p[4], p[5] === null ? '-' : num(p[5], 1), p[6] || '-']));
+    readings.classList.add('readings');
+    sec.append(readings);
+    if (t.throttled.length) {
+      const list = fallback('rows timed on a throttled device', ['op', 'dtype', 'Size Detail', 'run'], () => t.throttled);
+      list.classList.add('throttled');
+      sec.append(list);
+    }
+  }
   function campaign(d) {
     if (d.calibers.length === 0) {
       main.append(banner('warn', `No runs in ${(DATA.paths || []).join(' ') || 'the input'}: nothing was measured, so there is nothing to draw.`));
@@ -257,6 +303,7 @@
       sec.append(fallback('speedups', ['op', 'dtype', 'rows', 'speedup', 'min', 'max', 'failed', 'fallback', 'status'],
         () => c.groups.map((g) => [g[0], g[1] || '-', g[2], num(g[4]), num(g[5]), num(g[6]), g[7], g[8], g[9] || '-'])));
       stability(sec, c);
+      if (c.telemetry) timeline(sec, c.telemetry);
       if (c.issues.length) {
         sec.append(el('h4', {}, `Failures, fallbacks and markers (${c.issues.length})`));
         const list = fallback('failures, fallbacks and markers', ['what', 'op', 'dtype', 'Size Detail', 'detail', 'where'], () => c.issues);
