@@ -178,7 +178,7 @@ def test_db_parallel_writers_lose_nothing(zl, tmp_path):
         assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == 8
         assert con.execute("SELECT count(*) FROM rows").fetchone()[0] == 80
         assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert con.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 3
     # The store alone, without the folders.
     data = zl.json("summary", "--db", str(db), "--format", "json")
     assert data["runs"] == 8 and data["total"]["rows"] == 80
@@ -192,7 +192,7 @@ def test_db_that_zl_cannot_use(zl, tmp_path):
     with sqlite3.connect(newer) as con:
         con.execute("PRAGMA user_version = 7")
     proc = zl.run("summary", "--db", str(newer), check_rc=2)
-    assert "has schema version 7, newer than this zl knows (2)" in proc.stderr
+    assert "has schema version 7, newer than this zl knows (3)" in proc.stderr
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(b"x" * 4096)
     assert "is not a zl results store" in zl.run("summary", "--db", str(junk), check_rc=2).stderr

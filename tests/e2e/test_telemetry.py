@@ -107,6 +107,11 @@ def test_a_throttle_appearing_mid_run_marks_the_rows_after_it(zl, tmp_path):
            "power (SwPowerCap))" in out
     doc = json.loads(zl.run("summary", "--format", "json", str(run), check_rc=0).stdout)
     assert doc["total"]["throttled"] == sum(marks)
+    # The store keeps the marks: a summary from it alone says the same.
+    db = tmp_path / "store.sqlite"
+    zl.run("summary", "--db", str(db), str(run), check_rc=0)
+    stored = json.loads(zl.run("summary", "--db", str(db), "--format", "json", check_rc=0).stdout)
+    assert stored["total"]["throttled"] == sum(marks)
 
 
 def test_a_sagging_clock_marks_rows_too(zl, tmp_path):

@@ -27,7 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     zl::results::parse::load(source);
   } catch (const zl::Error&) {
   }
-  zl::results::parse::identity_extra_args(parts[0]);
+  zl::results::RunInfo info;
+  zl::results::parse::caliber_from_identity(info, parts[0]);
   zl::batch::OpStatus status;
   status.op = "abs";
   status.backend = "cuda";

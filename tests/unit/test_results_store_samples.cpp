@@ -233,13 +233,15 @@ TEST_CASE("zl::results::store::Store: a store of schema version 1 is migrated an
   }
   Store store(path);
   CHECK(count(store.handle(), "PRAGMA user_version") == schema_version());
-  CHECK(schema_version() == 2);
+  CHECK(schema_version() == 3);
   auto old = store.load({"/old/run"});
   REQUIRE(old.size() == 1);
   REQUIRE(old[0].rows.size() == 1);
   CHECK(old[0].rows[0].gems_ms == 0.001);
   CHECK(old[0].samples.empty());
   CHECK(old[0].info.samples_file.empty());
+  CHECK_FALSE(old[0].rows[0].throttled); // schema 3's mark: a run of before read no telemetry
+  CHECK(old[0].info.telemetry_file.empty());
   // It takes samples from now on, and deleting an old run (ingesting it again) still works.
   const auto run = run_with_samples();
   store.ingest(run);
@@ -303,4 +305,25 @@ TEST_CASE("zl::results::store::Store::load: a damaged samples BLOB is left out w
   CHECK(r.diagnostics[0].reason.find("the gems samples of row 0 of " + run.info.path) == 0);
   CHECK(report.str().find(dir / "results.sqlite: the gems samples of row 0") == 0);
   CHECK(report.str().find("ingest the run folder again") != std::string::npos);
+}
+
+TEST_CASE("zl::results::store::Store: throttled rows and the device's state come back as ingested")
+{
+  TempDir dir;
+  Store store(dir / "s.sqlite");
+  auto run = run_with_samples();
+  run.rows[0].throttled = true;
+  run.info.throttled_rows = 1;
+  run.info.telemetry_file = run.info.path + "/telemetry.jsonl";
+  run.info.throttle_cause = "throttle reason power (SwPowerCap)";
+  run.info.identity_json = R"({"telemetry": {"clocks_locked": true, "locked_mhz": 1410, "ecc": false}})";
+  store.ingest(run);
+  const auto back = store.load({run.info.path});
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].rows[0].throttled);
+  CHECK_FALSE(back[0].rows[1].throttled);
+  CHECK(back[0].info.throttled_rows == 1);
+  CHECK(back[0].info.telemetry_file == run.info.telemetry_file);
+  CHECK(back[0].info.throttle_cause == "throttle reason power (SwPowerCap)");
+  CHECK(back[0].info.device_state == "clocks_locked=yes ecc=off");
 }

@@ -121,16 +121,12 @@ void fill_from_log(Run& run, const LogParse& log, const std::vector<RecordEntry>
 
 } // namespace
 
-std::string identity_extra_args(std::string_view identity_json)
+void caliber_from_identity(RunInfo& info, std::string_view identity_json)
 {
   const auto id = run::try_parse_identity(identity_json);
-  return id ? extra_args_of(*id) : std::string();
-}
-
-std::string identity_executor(std::string_view identity_json)
-{
-  const auto id = run::try_parse_identity(identity_json);
-  return id ? id->executor : std::string("process");
+  info.extra_args = id ? extra_args_of(*id) : std::string();
+  info.executor = id ? id->executor : std::string("process");
+  info.device_state = id ? id->device_state : std::string();
 }
 
 std::string_view read_input(const std::string& path, std::vector<char>& buffer, std::size_t head, bool regular_only)

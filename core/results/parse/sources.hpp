@@ -37,10 +37,10 @@ struct Discovery
 // The absolute, normal form zl keeps a path in (no trailing slash): the key of a run in the store.
 std::string normal_path(const std::string& path);
 
-// The caliber's extra_args (model.hpp) of a stored run_identity.json; "" when it does not say.
-std::string identity_extra_args(std::string_view identity_json);
-// The caliber's executor (model.hpp) of a stored run_identity.json; "process" when it does not say.
-std::string identity_executor(std::string_view identity_json);
+// The parts of the caliber (model.hpp) a stored run_identity.json gives beside the store's
+// columns: extra_args ("" when it does not say), executor ("process" when it does not say) and
+// device_state ("" when it read none). One parse of the identity for all three.
+void caliber_from_identity(RunInfo& info, std::string_view identity_json);
 
 // A folder holding run_identity.json or run.log.
 bool is_run_folder(const std::string& dir);

@@ -94,6 +94,14 @@ CREATE TABLE samples (
   PRIMARY KEY (run_id, row_seq, side)
 ) WITHOUT ROWID;
 )sql"},
+    // Schema 3: the device's state. A row timed while telemetry.jsonl said the device was
+    // throttled keeps the mark (zl summary --db counts it, --ab leaves it out as from a folder),
+    // and a run keeps where its readings are and the first cause. Runs ingested before read none.
+    {3, R"sql(
+ALTER TABLE rows ADD COLUMN throttled INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN telemetry_file TEXT;
+ALTER TABLE runs ADD COLUMN throttle_cause TEXT;
+)sql"},
 };
 
 } // namespace zl::results::store::migrations

@@ -280,9 +280,10 @@ void Db::check_tables() const
   // edited by hand, is refused here rather than by SQLite's raw text later.
   for (const char* sql :
        {"SELECT id, path, kind, log_file, record_file, op, backend, level, timer, mode, tuner_cache, status, "
-        "duration_s, device_uuid, device_name, started_at, zl_version, identity, samples_file FROM runs LIMIT 0",
+        "duration_s, device_uuid, device_name, started_at, zl_version, identity, samples_file, telemetry_file, "
+        "throttle_cause FROM runs LIMIT 0",
         "SELECT run_id, seq, op, dtype, size_detail, occurrence, status, torch_ms, gems_ms, speedup, tflops, "
-        "torch_gbps, gems_gbps, timer, fallback, error, source, line FROM rows LIMIT 0",
+        "torch_gbps, gems_gbps, timer, fallback, error, source, line, throttled FROM rows LIMIT 0",
         "SELECT run_id, seq, name, op, line, row_seq, fields FROM markers LIMIT 0",
         "SELECT run_id, row_seq, side, n, stop, timer, calls, returned, t0, stamps_measured, ms, at_s FROM samples "
         "LIMIT 0"}) {

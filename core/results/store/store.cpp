@@ -43,7 +43,7 @@ RowSource source_of(std::string_view s)
 
 constexpr const char* k_run_columns = "id, path, kind, log_file, record_file, op, backend, level, timer, mode, "
                                       "tuner_cache, status, duration_s, device_uuid, device_name, started_at, "
-                                      "zl_version, identity, samples_file";
+                                      "zl_version, identity, samples_file, telemetry_file, throttle_cause";
 
 // The samples' BLOBs: little-endian float32 on every host (schema version 2 says why).
 void encode_floats(const std::vector<float>& v, std::string& out)
@@ -213,9 +213,11 @@ long long Store::ingest(const Run& run)
   bind_arg(del.get(), 1, run.info.path);
   db.step_done(del.get());
 
-  auto ins = db.prepare("INSERT INTO runs (path, kind, log_file, record_file, op, backend, level, timer, mode, "
-                        "tuner_cache, status, duration_s, device_uuid, device_name, started_at, zl_version, identity, "
-                        "samples_file) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  auto ins =
+      db.prepare("INSERT INTO runs (path, kind, log_file, record_file, op, backend, level, timer, mode, "
+                 "tuner_cache, status, duration_s, device_uuid, device_name, started_at, zl_version, identity, "
+                 "samples_file, telemetry_file, throttle_cause) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                 "?, ?, ?, ?, ?, ?)");
   const auto& i = run.info;
   const auto& c = i.caliber;
   int k = 0;
@@ -224,16 +226,16 @@ long long Store::ingest(const Run& run)
     bind_arg(ins.get(), ++k, std::string_view(*v));
   }
   bind_arg(ins.get(), ++k, i.duration_s);
-  for (const std::string* v :
-       {&i.device_uuid, &i.device_name, &i.started_at, &i.zl_version, &i.identity_json, &i.samples_file}) {
+  for (const std::string* v : {&i.device_uuid, &i.device_name, &i.started_at, &i.zl_version, &i.identity_json,
+                               &i.samples_file, &i.telemetry_file, &i.throttle_cause}) {
     bind_arg(ins.get(), ++k, std::string_view(*v));
   }
   db.step_done(ins.get());
   const long long run_id = sqlite3_last_insert_rowid(db.get());
 
   auto row = db.prepare("INSERT INTO rows (run_id, seq, op, dtype, size_detail, occurrence, status, torch_ms, gems_ms, "
-                        "speedup, tflops, torch_gbps, gems_gbps, timer, fallback, error, source, line) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                        "speedup, tflops, torch_gbps, gems_gbps, timer, fallback, error, source, line, throttled) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   long long seq = 0;
   for (const auto& r : run.rows) {
     auto* s = row.get();
@@ -245,7 +247,7 @@ long long Store::ingest(const Run& run)
     bind_arg(s, 12, r.torch_gbps), bind_arg(s, 13, r.gems_gbps), bind_arg(s, 14, r.timer());
     bind_arg(s, 15, r.fallback ? 1LL : 0LL), bind_arg(s, 16, r.error()),
         bind_arg(s, 17, std::string_view(to_string(r.source)));
-    bind_arg(s, 18, static_cast<long long>(r.line));
+    bind_arg(s, 18, static_cast<long long>(r.line)), bind_arg(s, 19, r.throttled ? 1LL : 0LL);
     db.step_done(s);
   }
   auto mark =
@@ -281,9 +283,8 @@ Run run_of(sqlite3_stmt* s)
     i.duration_s = sqlite3_column_double(s, 12);
   }
   i.device_uuid = str(13), i.device_name = str(14), i.started_at = str(15), i.zl_version = str(16);
-  i.identity_json = str(17), i.samples_file = str(18);
-  i.extra_args = parse::identity_extra_args(i.identity_json);
-  i.executor = parse::identity_executor(i.identity_json);
+  i.identity_json = str(17), i.samples_file = str(18), i.telemetry_file = str(19), i.throttle_cause = str(20);
+  parse::caliber_from_identity(i, i.identity_json);
   return run;
 }
 
@@ -308,6 +309,8 @@ void read_rows(sqlite3_stmt* s, long long run_id, Run& run)
     r.fallback = sqlite3_column_int(s, 12) != 0;
     r.source = source_of(column_text(s, 14));
     r.line = static_cast<std::uint32_t>(sqlite3_column_int64(s, 15));
+    r.throttled = sqlite3_column_int(s, 16) != 0;
+    run.info.throttled_rows += r.throttled ? 1U : 0U;
     run.rows.push_back(r);
   }
   sqlite3_reset(s);
@@ -357,9 +360,10 @@ std::vector<Run> Store::load(const std::vector<std::string>& paths) const
       sqlite3_reset(s.get());
     }
   }
-  auto rows = db.prepare("SELECT op, dtype, size_detail, occurrence, status, torch_ms, gems_ms, speedup, tflops, "
-                         "torch_gbps, gems_gbps, timer, fallback, error, source, line FROM rows WHERE run_id = ? "
-                         "ORDER BY seq");
+  auto rows =
+      db.prepare("SELECT op, dtype, size_detail, occurrence, status, torch_ms, gems_ms, speedup, tflops, "
+                 "torch_gbps, gems_gbps, timer, fallback, error, source, line, throttled FROM rows WHERE run_id = ? "
+                 "ORDER BY seq");
   auto marks = db.prepare("SELECT name, op, line, row_seq, fields FROM markers WHERE run_id = ? ORDER BY seq");
   auto samples = db.prepare("SELECT row_seq, side, n, stop, timer, calls, returned, t0, stamps_measured, ms, at_s "
                             "FROM samples WHERE run_id = ? ORDER BY row_seq, side = 'gems'");
