@@ -36,6 +36,7 @@ struct Command
 const Command k_commands[] = {
     {"backends", "list every backend module found, with its state (loaded, or why not)", cmd_backends},
     {"devices", "list the devices of the selected backend", cmd_devices},
+    {"calibrate", "measure the device's own copy bandwidth and GEMM throughput once, and keep them", cmd_calibrate},
     {"run", "run one FlagGems benchmark node through pytest and leave a run folder", cmd_run},
     {"plan", "print what `zl run` would do with the same options, and run nothing", cmd_plan},
     {"batch", "run many ops across the devices of one host; ops_status.csv and a results store", cmd_batch},

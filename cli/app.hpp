@@ -30,6 +30,7 @@ using Args = std::vector<std::string>;
 
 int cmd_backends(Context& ctx, const Args& args);
 int cmd_devices(Context& ctx, const Args& args);
+int cmd_calibrate(Context& ctx, const Args& args);
 int cmd_run(Context& ctx, const Args& args);
 int cmd_plan(Context& ctx, const Args& args);
 int cmd_summary(Context& ctx, const Args& args);

@@ -13,6 +13,7 @@ packages=(
   clang-14 libclang-rt-14-dev     # the fuzz targets (scripts/fuzz.sh): libFuzzer and the sanitizers' runtimes
   libjs-chart.js                  # zl report: Chart.js, inlined into the binary at build time
   chromium chromium-driver python3-selenium   # zl report's browser tests (tests/e2e/test_report.py)
+  python3-torch                   # zl calibrate's tests: a copy and a GEMM through torch on the host
 )
 
 missing=()
