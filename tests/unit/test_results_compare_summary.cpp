@@ -78,3 +78,87 @@ TEST_CASE("zl::results::compare::summarize: an op its campaign did not call ok (
   CHECK(status_cell({OpState::ok, OpState::timeout, OpState::interrupted}) == "interrupted,timeout"); // by name
   CHECK(status_cell({}).empty());
 }
+
+namespace {
+
+// One FlagGems table with its extra columns (docs/flaggems-facts.md §1): TFLOPS, or the GBPS pair
+// when gbps; each row's figure is that column's value (torch's GBPS: nine tenths of it).
+std::string extra_table(const std::string& op, const std::string& dtype, bool gbps, const std::vector<double>& figures)
+{
+  std::string out = fmt::format("\nOperator: {}  Performance Test (dtype={}, mode=kernel,level=core)\n", op, dtype);
+  std::string header =
+      fmt::format("{:<10} {:>20} {:>20} {:>20}", "Status", "Torch Latency (ms)", "Gems Latency (ms)", "Gems Speedup");
+  header += gbps ? fmt::format(" {:>20} {:>20}", "Torch GBPS ", "Gems GBPS ") : fmt::format(" {:>20}", "TFLOPS");
+  header += fmt::format(" {:>20}", "Size Detail");
+  out += header + "\n" + std::string(header.size() + 1, '-') + "\n";
+  int i = 0;
+  for (const double v : figures) {
+    out += fmt::format("{:<10}{:>20.6f}{:>20.6f}{:>20.3f}", "SUCCESS", 0.0011, 0.001, 1.1);
+    out += gbps ? fmt::format("{:>20.3f}{:>20.3f}", v * 0.9, v) : fmt::format("{:>20.3f}", v);
+    out += fmt::format("          [torch.Size([{}])]\n", ++i);
+  }
+  return out + "\n";
+}
+
+Run on_device(Run run, const std::string& device_name)
+{
+  run.info.device_name = device_name;
+  return run;
+}
+
+} // namespace
+
+TEST_CASE("zl::results::compare::summarize: shares of the device's spec peak (issue 32)")
+{
+  std::vector<Run> runs;
+  // abs float16 TFLOPS 1073.742, 0.004, 16.777, 16.777, 1073.742: median 16.777 of 989.5.
+  runs.push_back(on_device(std::move(fixture_runs({"tflops.log"})[0]), "NVIDIA H100 80GB HBM3"));
+  runs.push_back(on_device(zl::test::run_of(extra_table("sum", "torch.float32", true, {1675, 2680}) +
+                                            extra_table("mm", "torch.float32", false, {33.5}) +
+                                            extra_table("mm", "torch.float64", false, {10})),
+                           "NVIDIA H100 80GB HBM3"));
+  runs.push_back(on_device(std::move(fixture_runs({"tflops.log"})[0]), "NVIDIA A100-SXM4-80GB MIG 1g.10gb"));
+  runs.push_back(std::move(fixture_runs({"tflops.log"})[0])); // a bare log: no device
+  const auto s = summarize(runs);
+  std::map<std::string, GroupSummary> by;
+  for (const auto& g : s.groups) {
+    by[g.op + " " + g.dtype] = g;
+  }
+  CHECK(by["abs torch.float16"].rows == 15);
+  CHECK(by["abs torch.float16"].pct_tflops == doctest::Approx(100 * 16.777 / 989.5)); // the MIG's rows: none
+  CHECK_FALSE(has_value(by["abs torch.float16"].pct_bandwidth));
+  CHECK(by["sum torch.float32"].pct_bandwidth == doctest::Approx(65)); // 50% and 80% of 3350 GB/s
+  CHECK_FALSE(has_value(by["sum torch.float32"].pct_tflops));
+  CHECK(by["mm torch.float32"].pct_tflops == doctest::Approx(50)); // FP32's 67, not the tensor peak
+  CHECK_FALSE(has_value(by["mm torch.float64"].pct_tflops));       // no FP64 peak in the table
+  CHECK(s.total.pct_bandwidth == doctest::Approx(65));
+  // 0.0004, 1.70, 1.70, 50, 108.5, 108.5: the mean of the middle two.
+  CHECK(s.total.pct_tflops == doctest::Approx((100 * 16.777 / 989.5 + 50) / 2));
+  REQUIRE(s.devices.size() == 2);
+  CHECK(s.devices[0].device_name == "NVIDIA H100 80GB HBM3");
+  REQUIRE(s.devices[0].peak);
+  CHECK(s.devices[0].peak->sku == "NVIDIA H100 SXM5 80GB");
+  CHECK(s.devices[0].rows == 5 + 2 + 1 + 1);
+  CHECK(s.devices[1].device_name == "NVIDIA A100-SXM4-80GB MIG 1g.10gb");
+  CHECK_FALSE(s.devices[1].peak);
+  CHECK(s.devices[1].rows == 5);
+}
+
+TEST_CASE("zl::results::compare::peak_share")
+{
+  const auto peak = zl::devices::spec_peak("AMD Instinct MI300X");
+  const RowLabels bf16{"mm", "torch.bfloat16", "", ""}, i32{"add", "torch.int32", "", ""};
+  Row r;
+  r.labels = &bf16;
+  r.success = true;
+  r.tflops = 653.7;
+  r.gems_gbps = 2650;
+  CHECK(peak_share(r, peak).pct_tflops == doctest::Approx(50));
+  CHECK(peak_share(r, peak).pct_bandwidth == doctest::Approx(50));
+  CHECK_FALSE(has_value(peak_share(r, std::nullopt).pct_tflops)); // no peak: no share
+  r.labels = &i32;
+  CHECK_FALSE(has_value(peak_share(r, peak).pct_tflops)); // an integer dtype has no FLOPS peak here
+  CHECK(peak_share(r, peak).pct_bandwidth == doctest::Approx(50));
+  r.success = false;
+  CHECK_FALSE(has_value(peak_share(r, peak).pct_bandwidth)); // a failed row's figures are not kept
+}

@@ -85,3 +85,41 @@ TEST_CASE("zl::results::text::format_ab")
   CHECK(doc["pairings"][0]["ratio"].GetDouble() == doctest::Approx(1.1));
   CHECK(doc["regressions"].Size() == 1);
 }
+
+TEST_CASE("zl::results::text::format_summary and format_rows: %BW and %TFLOPS against the spec peak (issue 32)")
+{
+  auto runs = fixture_runs({"tflops.log"});
+  // Without a device the columns stay away.
+  CHECK(format_summary(summarize(runs), {"r"}, Format::text).find("%TFLOPS") == std::string::npos);
+  runs[0].info.device_name = "NVIDIA H100 80GB HBM3";
+  const auto s = summarize(runs);
+  const auto text = format_summary(s, {"r"}, Format::text);
+  CAPTURE(text);
+  CHECK(text.find("OP     DTYPE          ROWS  SPEEDUP    MIN    MAX  FAILED  FALLBACK  %BW  %TFLOPS\n"
+                  "abs    torch.float16     5    1.100  1.100  1.100       0         0    -      1.7\n") !=
+        std::string::npos);
+  CHECK(text.find("peak: \"NVIDIA H100 80GB HBM3\" is the NVIDIA H100 SXM5 80GB (3350 GB/s, 989.5 TFLOPS dense "
+                  "FP16/BF16 tensor, 67 FP32), from NVIDIA H100 Tensor Core GPU Datasheet, https://") !=
+        std::string::npos);
+  CHECK(text.find("%TFLOPS of TFLOPS / the peak of the row's dtype") != std::string::npos);
+  const auto csv = format_summary(s, {"r"}, Format::csv);
+  CHECK(csv.find("fallback,pct_bandwidth,pct_tflops\nabs,torch.float16,5,1.100,1.100,1.100,0,0,,1.69") !=
+        std::string::npos);
+  rapidjson::Document doc;
+  doc.Parse(format_summary(s, {"r"}, Format::json).c_str());
+  REQUIRE(doc.IsObject());
+  CHECK(doc["groups"][0]["pct_bandwidth"].IsNull());
+  CHECK(doc["groups"][0]["pct_tflops"].GetDouble() == doctest::Approx(100 * 16.777 / 989.5));
+  CHECK(doc["peaks"][0]["sku"] == "NVIDIA H100 SXM5 80GB");
+  CHECK(doc["peaks"][0]["rows"].GetInt() == 5);
+  rapidjson::Document rows;
+  rows.Parse(format_rows(runs, Format::json).c_str());
+  REQUIRE(rows.IsObject());
+  CHECK(rows["rows"][0]["pct_tflops"].GetDouble() == doctest::Approx(100 * 1073.742 / 989.5));
+  CHECK(rows["rows"][0]["pct_bandwidth"].IsNull());
+  // A device zl knows no peak of is named, and its rows get no share.
+  runs[0].info.device_name = "NVIDIA H100 80GB HBM3 MIG 1g.10gb";
+  const auto mig = format_summary(summarize(runs), {"r"}, Format::text);
+  CHECK(mig.find("FALLBACK\n") != std::string::npos); // no columns
+  CHECK(mig.find("peak: no spec peak known for device \"NVIDIA H100 80GB HBM3 MIG 1g.10gb\"") != std::string::npos);
+}

@@ -30,6 +30,34 @@ void add_samples(GroupSummary& g, const Run& run, const Row& r, std::vector<Unst
   }
 }
 
+bool positive(double v)
+{
+  return has_value(v) && v > 0 && std::isfinite(v);
+}
+
+// The row's shares of its device's peak into its group; the device counted among the summary's.
+void add_peak(GroupSummary& g, const Row& r, const std::optional<devices::Peak>& peak, DevicePeak*& device, Summary& s,
+              const std::string& device_name)
+{
+  // A bare log names no device: nothing to say of its peak.
+  if (device_name.empty() || !r.success || (!positive(r.gems_gbps) && !positive(r.tflops))) {
+    return;
+  }
+  if (device == nullptr) {
+    const auto it = std::find_if(s.devices.begin(), s.devices.end(),
+                                 [&](const DevicePeak& d) { return d.device_name == device_name; });
+    device = it != s.devices.end() ? &*it : &s.devices.emplace_back(DevicePeak{device_name, peak});
+  }
+  ++device->rows;
+  const auto share = peak_share(r, peak);
+  if (has_value(share.pct_bandwidth)) {
+    g.bandwidth_pcts.push_back(share.pct_bandwidth);
+  }
+  if (has_value(share.pct_tflops)) {
+    g.tflops_pcts.push_back(share.pct_tflops);
+  }
+}
+
 void add(GroupSummary& g, const Row& r)
 {
   ++g.rows;
@@ -56,6 +84,8 @@ void merge(GroupSummary& into, const GroupSummary& g)
   into.sampled += g.sampled, into.warned += g.warned, into.capped += g.capped;
   into.throttled += g.throttled;
   into.noises.insert(into.noises.end(), g.noises.begin(), g.noises.end());
+  into.bandwidth_pcts.insert(into.bandwidth_pcts.end(), g.bandwidth_pcts.begin(), g.bandwidth_pcts.end());
+  into.tflops_pcts.insert(into.tflops_pcts.end(), g.tflops_pcts.begin(), g.tflops_pcts.end());
   if (has_value(g.min_speedup)) {
     into.min_speedup = has_value(into.min_speedup) ? std::min(into.min_speedup, g.min_speedup) : g.min_speedup;
     into.max_speedup = has_value(into.max_speedup) ? std::max(into.max_speedup, g.max_speedup) : g.max_speedup;
@@ -67,9 +97,53 @@ void finish(GroupSummary& g)
   g.geomean_speedup = g.measured > 0 ? std::exp(g.log_sum / static_cast<double>(g.measured)) : k_na;
   g.noise = median_in_place(g.noises);
   g.noises = {};
+  g.pct_bandwidth = median_in_place(g.bandwidth_pcts);
+  g.pct_tflops = median_in_place(g.tflops_pcts);
+  g.bandwidth_pcts = {}, g.tflops_pcts = {};
+}
+
+// What a run adds beside its rows: its caliber, its telemetry, its markers.
+void note_run(Summary& s, const Run& run)
+{
+  ++s.calibers[describe(run.info.caliber)];
+  s.telemetry_runs += run.info.telemetry_file.empty() ? 0U : 1U;
+  if (s.throttle_cause.empty()) {
+    s.throttle_cause = run.info.throttle_cause;
+  }
+  for (const auto& m : run.markers) {
+    if (m.name != parse::marker_names::k_zl_run && m.name != parse::marker_names::k_zl_timer) {
+      ++s.markers[m.name];
+      if (!m.op.empty()) {
+        s.marker_ops[m.name].insert(m.op);
+      }
+    }
+  }
 }
 
 } // namespace
+
+PeakShare peak_share(const Row& r, const std::optional<devices::Peak>& peak)
+{
+  PeakShare out;
+  if (!peak || !r.success) {
+    return out;
+  }
+  if (positive(r.gems_gbps) && peak->bandwidth_gbps > 0) {
+    out.pct_bandwidth = 100 * r.gems_gbps / peak->bandwidth_gbps;
+  }
+  auto dtype = r.dtype();
+  if (dtype.substr(0, 6) == "torch.") {
+    dtype.remove_prefix(6);
+  }
+  // float32 runs off the tensor units unless TF32 is allowed: its peak is FP32's, where known.
+  const double flops = dtype == "float16" || dtype == "bfloat16" ? peak->fp16_tflops
+                       : dtype == "float32"                      ? peak->fp32_tflops.value_or(k_na)
+                                                                 : k_na;
+  if (positive(r.tflops) && positive(flops)) {
+    out.pct_tflops = 100 * r.tflops / flops;
+  }
+  return out;
+}
 
 double speedup_of(const Row& r)
 {
@@ -144,11 +218,7 @@ Summary summarize(const std::vector<const Run*>& runs, const std::vector<OpOutco
   std::map<std::pair<std::string, std::string>, std::set<OpState>> statuses;
   for (const auto* run_ptr : runs) {
     const auto& run = *run_ptr;
-    ++s.calibers[describe(run.info.caliber)];
-    s.telemetry_runs += run.info.telemetry_file.empty() ? 0U : 1U;
-    if (s.throttle_cause.empty()) {
-      s.throttle_cause = run.info.throttle_cause;
-    }
+    note_run(s, run);
     const auto recorded = parse_op_state(run.info.status); // none: a status only a run has
     // A run outside a campaign that FlagGems declined has no row: its status still shows.
     if (!run.info.campaign_status && run.rows.empty() && !run.info.op.empty() && recorded && *recorded != OpState::ok &&
@@ -157,6 +227,8 @@ Summary summarize(const std::vector<const Run*>& runs, const std::vector<OpOutco
       statuses[{run.info.op, ""}].insert(*recorded);
     }
     GroupSummary* current = nullptr;
+    const auto peak = devices::spec_peak(run.info.device_name);
+    DevicePeak* device = nullptr; // found on the first row with a figure: s.devices may grow
     for (const auto& r : run.rows) {
       if (r.source == RowSource::test_failure && recorded == OpState::unsupported) {
         continue; // a refusal whose summary line pytest cut before the words that tell it
@@ -169,14 +241,7 @@ Summary summarize(const std::vector<const Run*>& runs, const std::vector<OpOutco
       }
       add(*current, r);
       add_samples(*current, run, r, s.unstable);
-    }
-    for (const auto& m : run.markers) {
-      if (m.name != parse::marker_names::k_zl_run && m.name != parse::marker_names::k_zl_timer) {
-        ++s.markers[m.name];
-        if (!m.op.empty()) {
-          s.marker_ops[m.name].insert(m.op);
-        }
-      }
+      add_peak(*current, r, peak, device, s, run.info.device_name);
     }
   }
   for (const auto& o : ops) {

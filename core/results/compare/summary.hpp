@@ -2,6 +2,7 @@
 // against torch (the speedup column), how many failed, how many fell back to direct timing.
 #pragma once
 
+#include "devices/peaks.hpp"
 #include "results/model.hpp"
 
 #include <map>
@@ -28,7 +29,28 @@ struct GroupSummary
   long long sampled = 0, warned = 0, capped = 0;
   long long throttled = 0; // timed while telemetry said the device was slowed (Row::throttled)
   double noise = k_na;
-  std::vector<double> noises; // while summarizing
+  // The median over its rows of FlagGems' bandwidth and throughput as a percentage of the spec
+  // peak of the device each ran on (devices/peaks.hpp); NaN where no row has both.
+  double pct_bandwidth = k_na, pct_tflops = k_na;
+  std::vector<double> noises;                      // while summarizing
+  std::vector<double> bandwidth_pcts, tflops_pcts; // while summarizing
+};
+
+// A row's share of its device's spec peak, in percent: Gems GBPS over the peak bandwidth, TFLOPS
+// over the peak of its dtype (float16, bfloat16: dense tensor; float32: FP32 non-tensor where the
+// sheet gives one; other dtypes: none). NaN where the row, or the peak, has no figure.
+struct PeakShare
+{
+  double pct_bandwidth = k_na, pct_tflops = k_na;
+};
+PeakShare peak_share(const Row& r, const std::optional<devices::Peak>& peak);
+
+// A device named by the runs summarized, and what zl knows of its peak.
+struct DevicePeak
+{
+  std::string device_name;
+  std::optional<devices::Peak> peak;
+  long long rows = 0; // its rows with Gems GBPS or TFLOPS
 };
 
 // A row whose samples warn (samples.hpp): FlagGems' side, or torch's.
@@ -52,6 +74,7 @@ struct Summary
   std::vector<UnstableRow> unstable;                       // views into the runs summarized
   std::size_t telemetry_runs = 0;                          // runs with a telemetry.jsonl
   std::string throttle_cause;                              // the first throttled row's reason
+  std::vector<DevicePeak> devices;                         // those whose rows have GBPS or TFLOPS
 };
 
 // ops: what the campaigns' ops_status.csv say (a run's own status: RunInfo::campaign_status). An

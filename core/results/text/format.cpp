@@ -54,6 +54,7 @@ void json_group(util::JsonWriter& j, const GroupSummary& g)
   j.key("status");
   g.status.empty() ? w.Null() : w.String(g.status.c_str(), static_cast<rapidjson::SizeType>(g.status.size()));
   json_samples(j, g);
+  json_peak(j, g);
   w.EndObject();
 }
 
@@ -204,6 +205,7 @@ std::string format_summary(const Summary& s, const std::vector<std::string>& pat
     w.EndArray();
     j.strings("attempts", s.attempts);
     json_unstable(j, s);
+    json_peaks(j, s);
     w.EndObject();
     return j.text();
   }
@@ -234,6 +236,7 @@ std::string format_summary(const Summary& s, const std::vector<std::string>& pat
   }
   add_row(s.total, true);
   append_sample_columns(t, s, f);
+  append_peak_columns(t, s, f);
   if (csv) {
     return render(t, f);
   }
@@ -248,6 +251,7 @@ std::string format_summary(const Summary& s, const std::vector<std::string>& pat
   out += "\n" + render(t, f) + "\n";
   out += md ? "" : "SPEEDUP is the geometric mean of torch latency / FlagGems latency over the rows that succeeded.\n";
   out += samples_notes(s, md);
+  out += peak_notes(s, md);
   if (const auto ops = unfinished(s.ops, true); !ops.empty()) {
     out += fmt::format("{}declined by FlagGems, not failures: {} (unsupported: a requested dtype the op does not "
                        "take; skipped: every test skipped)\n",

@@ -41,6 +41,13 @@ std::string samples_notes(const compare::Summary& s, bool md);
 void json_samples(util::JsonWriter& j, const compare::GroupSummary& g);
 void json_unstable(util::JsonWriter& j, const compare::Summary& s);
 
+// The spec peaks' part of zl summary (format_peak.cpp): %BW and %TFLOPS per group where some group
+// has one, the notes naming each device's SKU and sheet, the JSON fields of a group and the list.
+void append_peak_columns(Table& t, const compare::Summary& s, Format f);
+std::string peak_notes(const compare::Summary& s, bool md);
+void json_peak(util::JsonWriter& j, const compare::GroupSummary& g);
+void json_peaks(util::JsonWriter& j, const compare::Summary& s);
+
 // zl summary --rows: every row with its samples' n, median, noise, interval, stop and warnings.
 std::string format_rows(const std::vector<Run>& runs, Format f);
 

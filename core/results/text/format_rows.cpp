@@ -1,6 +1,8 @@
 // zl summary --rows: every row, with what its samples say.
 #include "results/text/format.hpp"
 
+#include "devices/peaks.hpp"
+#include "results/compare/summary.hpp"
 #include "util/json.hpp"
 
 #include <fmt/format.h>
@@ -43,6 +45,7 @@ std::string json(const std::vector<Run>& runs)
   j.key("rows");
   w.StartArray();
   for (const auto& run : runs) {
+    const auto peak = devices::spec_peak(run.info.device_name);
     for (const auto& r : run.rows) {
       w.StartObject();
       j.field("run", run.info.path);
@@ -51,6 +54,9 @@ std::string json(const std::vector<Run>& runs)
       j.field("throttled", r.throttled);
       j.key("gems_ms"), has_value(r.gems_ms) ? w.Double(r.gems_ms) : w.Null();
       j.key("torch_ms"), has_value(r.torch_ms) ? w.Double(r.torch_ms) : w.Null();
+      // Shares of the device's spec peak, in percent (devices/peaks.hpp); null where none.
+      const auto share = compare::peak_share(r, peak);
+      j.field("pct_bandwidth", share.pct_bandwidth), j.field("pct_tflops", share.pct_tflops);
       json_side(j, "gems_samples", run.samples_of(r, true));
       json_side(j, "torch_samples", run.samples_of(r, false));
       w.EndObject();

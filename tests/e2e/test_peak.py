@@ -1,0 +1,83 @@
+"""zl summary's share of the device's spec peak (%BW, %TFLOPS; issue 32), end to end.
+
+The sample corpus runs on the cpu backend, which has no peak, and prints no TFLOPS or GBPS. So the
+run folder here is CONSTRUCTED: the run_identity.json of a real `zl run` on the corpus, with its
+device.name rewritten to an H100's, beside a FlagGems text log written here with a TFLOPS column
+and a GBPS pair (docs/flaggems-facts.md §1).
+"""
+import json
+
+from conftest import SOURCE_DIR
+
+CORPUS = SOURCE_DIR / "corpus"
+PYTHON = "/usr/bin/python3"
+H100 = "NVIDIA H100 80GB HBM3"  # nvidia-smi's name for the SXM5 part: 3350 GB/s, 989.5 and 67 TFLOPS
+
+
+def table(op, dtype, figures, gbps=False):
+    """One FlagGems table with TFLOPS (or, with gbps, Torch and Gems GBPS): one row per figure."""
+    extra = [f"{'Torch GBPS ':>20}", f"{'Gems GBPS ':>20}"] if gbps else [f"{'TFLOPS':>20}"]
+    cols = [f"{'Status':<10}", f"{'Torch Latency (ms)':>20}", f"{'Gems Latency (ms)':>20}",
+            f"{'Gems Speedup':>20}", *extra, f"{'Size Detail':>20}\n"]
+    header = " ".join(cols)
+    out = f"\nOperator: {op}  Performance Test (dtype={dtype}, mode=kernel,level=core)\n{header}{'-' * len(header)}\n"
+    for i, v in enumerate(figures):
+        cells = f"{v * 0.9:>20.3f}{v:>20.3f}" if gbps else f"{v:>20.3f}"
+        out += f"{'SUCCESS':<10}{0.0011:>20.6f}{0.001:>20.6f}{1.1:>20.3f}{cells}{' ' * 10}[torch.Size([{i + 1}])]\n"
+    return out + "\n"
+
+
+def constructed_run(zl, tmp_path, device_name):
+    """A run folder: a real run's identity naming device_name, and a log written here."""
+    real = tmp_path / "real" / "abs"
+    zl.run("run", "--flaggems", str(CORPUS), "--op", "abs", "--python", PYTHON, "--out", str(real), check_rc=0)
+    identity = json.loads((real / "run_identity.json").read_text())
+    identity["device"]["name"] = device_name
+    # The log below is the run's one source: none of the real run's other files come along.
+    for key in ("record_log", "samples_file", "telemetry_file"):
+        identity[key] = None
+    run = tmp_path / "campaign" / "mm"
+    run.mkdir(parents=True)
+    (run / "run_identity.json").write_text(json.dumps(identity))
+    zl_run_line = (real / "run.log").read_text().splitlines()[0]
+    log = (table("mm", "torch.float16", [247.375, 494.75, 742.125])  # 25%, 50%, 75% of 989.5
+           + table("mm", "torch.float32", [33.5])  # 50% of FP32's 67, not of the tensor peak
+           + table("add", "torch.float16", [1675, 2680], gbps=True))  # 50%, 80% of 3350 GB/s
+    (run / "run.log").write_text(zl_run_line + "\n" + log)
+    return run
+
+
+def test_summary_shows_the_share_of_the_spec_peak(zl, tmp_path):
+    run = constructed_run(zl, tmp_path, H100)
+    proc = zl.run("summary", str(run), check_rc=0)
+    lines = proc.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("OP "))
+    assert lines[header].split()[-2:] == ["%BW", "%TFLOPS"]
+    rows = {" ".join(line.split()[:2]): line.split() for line in lines[header + 1:header + 5]}
+    assert rows["add torch.float16"][-2:] == ["65.0", "-"]
+    assert rows["mm torch.float16"][-2:] == ["-", "50.0"]
+    assert rows["mm torch.float32"][-2:] == ["-", "50.0"]
+    assert (f'peak: "{H100}" is the NVIDIA H100 SXM5 80GB (3350 GB/s, 989.5 TFLOPS dense FP16/BF16 tensor, '
+            "67 FP32), from NVIDIA H100 Tensor Core GPU Datasheet, https://") in proc.stdout
+
+    doc = json.loads(zl.run("summary", "--format", "json", str(run), check_rc=0).stdout)
+    groups = {f"{g['op']} {g['dtype']}": g for g in doc["groups"]}
+    assert groups["mm torch.float16"]["pct_tflops"] == 50.0
+    assert groups["mm torch.float16"]["pct_bandwidth"] is None
+    assert abs(groups["add torch.float16"]["pct_bandwidth"] - 65.0) < 1e-9
+    assert doc["peaks"] == [{"device_name": H100, "rows": 6, "sku": "NVIDIA H100 SXM5 80GB",
+                             "source": doc["peaks"][0]["source"]}]
+    csv = zl.run("summary", "--format", "csv", str(run), check_rc=0).stdout
+    assert csv.splitlines()[0].endswith(",pct_bandwidth,pct_tflops")
+
+    rows_doc = json.loads(zl.run("summary", "--rows", "--format", "json", str(run), check_rc=0).stdout)["rows"]
+    shares = [(r["op"], r["pct_bandwidth"], r["pct_tflops"]) for r in rows_doc]
+    assert ("mm", None, 25.0) in shares
+    assert ("add", 50.0, None) in shares
+
+
+def test_a_mig_instance_has_no_peak(zl, tmp_path):
+    run = constructed_run(zl, tmp_path, "NVIDIA H100 80GB HBM3 MIG 1g.10gb")
+    proc = zl.run("summary", str(run), check_rc=0)
+    assert "%TFLOPS  " not in proc.stdout and "FALLBACK  %BW" not in proc.stdout
+    assert 'peak: no spec peak known for device "NVIDIA H100 80GB HBM3 MIG 1g.10gb"' in proc.stdout
