@@ -41,6 +41,7 @@ const Command k_commands[] = {
     {"plan", "print what `zl run` would do with the same options, and run nothing", cmd_plan},
     {"batch", "run many ops across the devices of one host; ops_status.csv and a results store", cmd_batch},
     {"summary", "summarize run folders, campaigns or logs; --ab compares one build against another", cmd_summary},
+    {"history", "where each series of a results store changed level or drifts, and what changed", cmd_history},
     {"report", "one self-contained HTML page of a campaign, an A/B (--ab) or a store's history", cmd_report},
     {"sweep", "tune an op's shapes across devices and publish one autotune config set", cmd_sweep},
     {"ab", "one op under two settings of a compiler switch, in interleaved rounds", cmd_ab},
@@ -69,7 +70,7 @@ Exit codes:
   0  success
   2  usage or configuration error: bad option, backend not loadable or not unique
   3  preflight failure of a run (PREFLIGHT_FAILED check=<name> says which)
-  6  zl summary --fail-on-regression found a regression
+  6  zl summary or zl history --fail-on-regression found a regression
   14 zl run: pytest was killed by a signal (zl names it; the identity says crashed)
   130 zl run, batch, ab: interrupted (Ctrl-C, SIGTERM, SIGHUP)
   70 internal error (a bug in zl: please report it with the command line)

@@ -39,6 +39,7 @@ int cmd_sweep(Context& ctx, const Args& args);
 int cmd_receipt(Context& ctx, const Args& args);
 int cmd_batch(Context& ctx, const Args& args);
 int cmd_ab(Context& ctx, const Args& args);
+int cmd_history(Context& ctx, const Args& args);
 
 // The subcommands' names, in the order --help lists them (for tests/fuzz/fuzz_cli.cpp, which
 // must know every command that writes files).

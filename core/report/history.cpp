@@ -2,25 +2,18 @@
 // between each and the one before it.
 #include "report/data.hpp"
 
+#include "results/history/series.hpp"
 #include "results/store/store.hpp"
-
-#include <boost/filesystem/path.hpp>
 
 #include <algorithm>
 #include <map>
-#include <regex>
 
 namespace zl::report {
 
 namespace {
 
 using results::Run;
-
-struct Campaign
-{
-  std::string path, started; // its first run's start, for the order
-  std::vector<Run> runs;
-};
+using results::history::Campaign;
 
 double median(std::vector<double>& v)
 {
@@ -129,12 +122,7 @@ void write_group(Json& j, std::vector<Campaign*>& campaigns, const Campaign* bef
 
 std::string campaign_of(const std::string& run_path)
 {
-  auto parent = boost::filesystem::path(run_path).parent_path();
-  static const std::regex round("round-[0-9]+");
-  if (std::regex_match(parent.filename().string(), round)) {
-    parent = parent.parent_path();
-  }
-  return parent.string();
+  return results::history::campaign_of(run_path);
 }
 
 void write_history(Json& j, const results::store::Store& store, std::size_t n, const results::compare::AbOptions& o,
@@ -143,18 +131,15 @@ void write_history(Json& j, const results::store::Store& store, std::size_t n, c
   auto runs = store.load();
   // Campaigns, then each campaign's calibers: a campaign of two calibers is two points, one on
   // each caliber's lines.
-  std::map<std::string, std::map<std::string, Campaign>> by_caliber; // caliber key -> campaign path -> runs
+  std::map<std::string, std::vector<Campaign>> by_caliber; // caliber key -> its campaigns, oldest first
   std::map<std::string, CaliberInfo> infos;
   for (const auto& c : group_by_caliber(runs)) {
     infos[c.key] = c;
+    std::vector<Run> mine;
     for (const auto i : c.runs) {
-      auto& campaign = by_caliber[c.key][campaign_of(runs[i].info.path)];
-      const auto& started = runs[i].info.started_at;
-      if (campaign.runs.empty() || (!started.empty() && (campaign.started.empty() || started < campaign.started))) {
-        campaign.started = started;
-      }
-      campaign.runs.push_back(std::move(runs[i]));
+      mine.push_back(std::move(runs[i]));
     }
+    by_caliber[c.key] = results::history::campaigns_of(std::move(mine));
   }
   auto& w = j.w();
   w.StartObject();
@@ -164,13 +149,9 @@ void write_history(Json& j, const results::store::Store& store, std::size_t n, c
   w.StartArray();
   for (auto& [key, campaigns] : by_caliber) {
     std::vector<Campaign*> order;
-    for (auto& [path, c] : campaigns) {
-      c.path = path;
+    for (auto& c : campaigns) {
       order.push_back(&c);
     }
-    std::stable_sort(order.begin(), order.end(), [](const Campaign* x, const Campaign* y) {
-      return std::tie(x->started, x->path) < std::tie(y->started, y->path);
-    });
     const auto total = order.size();
     const Campaign* before = nullptr;
     if (order.size() > n) {

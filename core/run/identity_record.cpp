@@ -176,6 +176,7 @@ void read_nested(const Reader& r, const Value& d, Identity& id)
   }
   if (const auto* t = r.object(d, "", "telemetry")) {
     id.device_state = device_state(r, *t);
+    id.driver = r.text(*t, "telemetry", "driver");
   }
   if (const auto* s = r.object(d, "", key::k_slurm)) {
     id.slurm =

@@ -102,6 +102,7 @@ struct Identity
   // The device's caliber as its telemetry read it: "clocks_locked=no power_limit_w=700 ecc=on
   // mig=off", the fields read only; "" where the run read none.
   std::string device_state;
+  std::string driver; // telemetry.driver: the device driver's version; "" where the run read none
 };
 
 // A document that is not a run identity: malformed JSON, not an object, a known key of the
