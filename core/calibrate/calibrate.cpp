@@ -177,6 +177,24 @@ Calibration read_json(const std::string& json, const std::string& file)
   return c;
 }
 
+std::optional<Calibration> find(const std::string& uuid, const std::string& driver)
+{
+  if (uuid.empty()) {
+    return std::nullopt;
+  }
+  try {
+    const auto file = file_for(store_dir(), uuid, driver);
+    if (!fs::is_regular_file(file)) {
+      return std::nullopt;
+    }
+    auto c = read_json(util::read_file(file), file);
+    c.stored = true;
+    return c;
+  } catch (const std::exception&) { // no HOME, an unreadable or foreign file: no measured peak
+    return std::nullopt;
+  }
+}
+
 Calibration calibrate(const loader::Module& backend, const loader::Device& device, const Request& request)
 {
   const auto driver = backend.read_telemetry(device, devices::Phase::now).driver;

@@ -8,6 +8,7 @@
 #include "util/json.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace zl::calibrate {
@@ -46,6 +47,9 @@ std::string file_for(const std::string& dir, const std::string& uuid, const std:
 // request.force or there is none (or it cannot be read: said on stderr); else measures it and
 // stores it. Throws Error naming what failed (torch missing, the device unusable) and the fix.
 Calibration calibrate(const loader::Module& backend, const loader::Device& device, const Request& request);
+
+// The calibration kept for a device and driver, if one is and can be read; never throws.
+std::optional<Calibration> find(const std::string& uuid, const std::string& driver);
 
 void write_json(util::JsonWriter& j, const Calibration& c);
 // Throws Error naming file when text is not a calibration.

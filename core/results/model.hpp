@@ -160,6 +160,7 @@ struct RunInfo
   std::string status;
   std::optional<double> duration_s;
   std::string device_uuid, device_name, started_at, zl_version;
+  std::string driver;                     // the device's driver, as the run's telemetry read it; "" where none
   std::string identity_json;              // run_identity.json as read; empty for logs
   std::optional<OpState> campaign_status; // its op's in its campaign's ops_status.csv; none: none says
 };

@@ -81,3 +81,32 @@ def test_a_mig_instance_has_no_peak(zl, tmp_path):
     proc = zl.run("summary", str(run), check_rc=0)
     assert "%TFLOPS  " not in proc.stdout and "FALLBACK  %BW" not in proc.stdout
     assert 'peak: no spec peak known for device "NVIDIA H100 80GB HBM3 MIG 1g.10gb"' in proc.stdout
+
+
+def test_summary_shows_the_share_of_the_measured_peak(zl, tmp_path):
+    """A calibration kept for the run's device and driver (written here, as zl calibrate keeps
+    one: CONSTRUCTED figures) adds %BW(M) and %TFLOPS(M); one for another driver does not."""
+    run = constructed_run(zl, tmp_path, H100)
+    identity = json.loads((run / "run_identity.json").read_text())
+    uuid, driver = identity["device"]["uuid"], identity["telemetry"]["driver"]
+    cal = tmp_path / "cal"
+    cal.mkdir()
+    kept = {"schema": 1, "backend": "cpu", "uuid": uuid, "name": H100, "driver": driver,
+            "measured_at": "2026-12-06T03:00:00Z", "torch": "x", "method": "constructed", "copy_bytes": 1 << 30,
+            "copy_gbps": 2680, "gemm_n": 8192, "gemm_dtype": "float16", "gemm_tflops": 494.75}
+    (cal / f"{uuid}--other-driver.json").write_text(json.dumps(dict(kept, driver="other-driver")))
+    env = {"ZL_CALIBRATION_DIR": str(cal)}
+    assert "%BW(M)" not in zl.run("summary", str(run), env=env, check_rc=0).stdout
+    (cal / f"{uuid}--{driver}.json").write_text(json.dumps(kept))
+    out = zl.run("summary", str(run), env=env, check_rc=0).stdout.splitlines()
+    header = next(i for i, line in enumerate(out) if line.startswith("OP "))
+    assert out[header].split()[-4:] == ["%BW", "%TFLOPS", "%BW(M)", "%TFLOPS(M)"]
+    rows = {" ".join(line.split()[:2]): line.split() for line in out[header + 1:header + 5]}
+    assert rows["add torch.float16"][-2:] == ["81.2", "-"]  # the median of 62.5% and 100%: 81.25
+    assert rows["mm torch.float16"][-2:] == ["-", "100.0"]
+    assert rows["mm torch.float32"][-2:] == ["-", "-"]  # the GEMM measured float16: no float32 peak
+    text = "\n".join(out)
+    assert f"measured: device {uuid} (driver {driver}) reached 2680.0 GB/s copying and 494.750 TFLOPS" in text
+    doc = json.loads(zl.run("summary", "--rows", "--format", "json", str(run), env=env, check_rc=0).stdout)
+    add = [r for r in doc["rows"] if r["op"] == "add"]
+    assert [round(r["pct_bandwidth_measured"], 2) for r in add] == [62.5, 100.0]

@@ -162,3 +162,17 @@ TEST_CASE("zl::results::compare::peak_share")
   r.success = false;
   CHECK_FALSE(has_value(peak_share(r, peak).pct_bandwidth)); // a failed row's figures are not kept
 }
+
+TEST_CASE("zl::results::compare::measured_peak: the copy's bandwidth, the GEMM's throughput for its dtype")
+{
+  zl::calibrate::Calibration c;
+  c.copy_gbps = 3000, c.gemm_tflops = 700, c.gemm_dtype = "float16";
+  auto p = zl::results::compare::measured_peak(c);
+  CHECK(p.bandwidth_gbps == 3000);
+  CHECK(p.fp16_tflops == 700);
+  CHECK_FALSE(p.fp32_tflops.has_value());
+  c.gemm_dtype = "float32";
+  p = zl::results::compare::measured_peak(c);
+  CHECK(p.fp16_tflops == 0); // no float16 figure: float16 rows get no measured share
+  CHECK(p.fp32_tflops == 700.0);
+}

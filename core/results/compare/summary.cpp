@@ -35,27 +35,62 @@ bool positive(double v)
   return has_value(v) && v > 0 && std::isfinite(v);
 }
 
-// The row's shares of its device's peak into its group; the device counted among the summary's.
-void add_peak(GroupSummary& g, const Row& r, const std::optional<devices::Peak>& peak, DevicePeak*& device, Summary& s,
-              const std::string& device_name)
+// What one run's rows are read against: its device's spec peak and what zl calibrate measured on
+// it, and where the summary counts them (found on the first row with a figure: the vectors grow).
+struct RunPeaks
+{
+  std::optional<devices::Peak> spec, measured;
+  std::optional<calibrate::Calibration> calibration;
+  DevicePeak* device = nullptr;
+  MeasuredPeak* measured_at = nullptr;
+};
+
+RunPeaks peaks_of(const RunInfo& info)
+{
+  RunPeaks p;
+  p.spec = devices::spec_peak(info.device_name);
+  p.calibration = calibrate::find(info.device_uuid, info.driver);
+  if (p.calibration) {
+    p.measured = measured_peak(*p.calibration);
+  }
+  return p;
+}
+
+void push_share(const PeakShare& share, std::vector<double>& bandwidth, std::vector<double>& tflops)
+{
+  if (has_value(share.pct_bandwidth)) {
+    bandwidth.push_back(share.pct_bandwidth);
+  }
+  if (has_value(share.pct_tflops)) {
+    tflops.push_back(share.pct_tflops);
+  }
+}
+
+// The row's shares of its device's peaks into its group; the device counted among the summary's.
+void add_peak(GroupSummary& g, const Row& r, RunPeaks& p, Summary& s, const std::string& device_name)
 {
   // A bare log names no device: nothing to say of its peak.
   if (device_name.empty() || !r.success || (!positive(r.gems_gbps) && !positive(r.tflops))) {
     return;
   }
-  if (device == nullptr) {
+  if (p.device == nullptr) {
     const auto it = std::find_if(s.devices.begin(), s.devices.end(),
                                  [&](const DevicePeak& d) { return d.device_name == device_name; });
-    device = it != s.devices.end() ? &*it : &s.devices.emplace_back(DevicePeak{device_name, peak});
+    p.device = it != s.devices.end() ? &*it : &s.devices.emplace_back(DevicePeak{device_name, p.spec});
   }
-  ++device->rows;
-  const auto share = peak_share(r, peak);
-  if (has_value(share.pct_bandwidth)) {
-    g.bandwidth_pcts.push_back(share.pct_bandwidth);
+  ++p.device->rows;
+  push_share(peak_share(r, p.spec), g.bandwidth_pcts, g.tflops_pcts);
+  if (!p.calibration) {
+    return;
   }
-  if (has_value(share.pct_tflops)) {
-    g.tflops_pcts.push_back(share.pct_tflops);
+  if (p.measured_at == nullptr) {
+    const auto it = std::find_if(s.measured.begin(), s.measured.end(), [&](const MeasuredPeak& m) {
+      return m.calibration.uuid == p.calibration->uuid && m.calibration.driver == p.calibration->driver;
+    });
+    p.measured_at = it != s.measured.end() ? &*it : &s.measured.emplace_back(MeasuredPeak{*p.calibration, 0});
   }
+  ++p.measured_at->rows;
+  push_share(peak_share(r, p.measured), g.measured_bandwidth_pcts, g.measured_tflops_pcts);
 }
 
 void add(GroupSummary& g, const Row& r)
@@ -86,6 +121,10 @@ void merge(GroupSummary& into, const GroupSummary& g)
   into.noises.insert(into.noises.end(), g.noises.begin(), g.noises.end());
   into.bandwidth_pcts.insert(into.bandwidth_pcts.end(), g.bandwidth_pcts.begin(), g.bandwidth_pcts.end());
   into.tflops_pcts.insert(into.tflops_pcts.end(), g.tflops_pcts.begin(), g.tflops_pcts.end());
+  into.measured_bandwidth_pcts.insert(into.measured_bandwidth_pcts.end(), g.measured_bandwidth_pcts.begin(),
+                                      g.measured_bandwidth_pcts.end());
+  into.measured_tflops_pcts.insert(into.measured_tflops_pcts.end(), g.measured_tflops_pcts.begin(),
+                                   g.measured_tflops_pcts.end());
   if (has_value(g.min_speedup)) {
     into.min_speedup = has_value(into.min_speedup) ? std::min(into.min_speedup, g.min_speedup) : g.min_speedup;
     into.max_speedup = has_value(into.max_speedup) ? std::max(into.max_speedup, g.max_speedup) : g.max_speedup;
@@ -100,6 +139,9 @@ void finish(GroupSummary& g)
   g.pct_bandwidth = median_in_place(g.bandwidth_pcts);
   g.pct_tflops = median_in_place(g.tflops_pcts);
   g.bandwidth_pcts = {}, g.tflops_pcts = {};
+  g.pct_bandwidth_measured = median_in_place(g.measured_bandwidth_pcts);
+  g.pct_tflops_measured = median_in_place(g.measured_tflops_pcts);
+  g.measured_bandwidth_pcts = {}, g.measured_tflops_pcts = {};
 }
 
 // What a run adds beside its rows: its caliber, its telemetry, its markers.
@@ -121,6 +163,19 @@ void note_run(Summary& s, const Run& run)
 }
 
 } // namespace
+
+devices::Peak measured_peak(const calibrate::Calibration& c)
+{
+  devices::Peak p;
+  p.sku = "measured by zl calibrate";
+  p.bandwidth_gbps = c.copy_gbps;
+  if (c.gemm_dtype == "float16" || c.gemm_dtype == "bfloat16") {
+    p.fp16_tflops = c.gemm_tflops;
+  } else if (c.gemm_dtype == "float32") {
+    p.fp32_tflops = c.gemm_tflops;
+  }
+  return p;
+}
 
 PeakShare peak_share(const Row& r, const std::optional<devices::Peak>& peak)
 {
@@ -227,8 +282,7 @@ Summary summarize(const std::vector<const Run*>& runs, const std::vector<OpOutco
       statuses[{run.info.op, ""}].insert(*recorded);
     }
     GroupSummary* current = nullptr;
-    const auto peak = devices::spec_peak(run.info.device_name);
-    DevicePeak* device = nullptr; // found on the first row with a figure: s.devices may grow
+    auto peaks = peaks_of(run.info);
     for (const auto& r : run.rows) {
       if (r.source == RowSource::test_failure && recorded == OpState::unsupported) {
         continue; // a refusal whose summary line pytest cut before the words that tell it
@@ -241,7 +295,7 @@ Summary summarize(const std::vector<const Run*>& runs, const std::vector<OpOutco
       }
       add(*current, r);
       add_samples(*current, run, r, s.unstable);
-      add_peak(*current, r, peak, device, s, run.info.device_name);
+      add_peak(*current, r, peaks, s, run.info.device_name);
     }
   }
   for (const auto& o : ops) {

@@ -2,6 +2,7 @@
 // against torch (the speedup column), how many failed, how many fell back to direct timing.
 #pragma once
 
+#include "calibrate/calibrate.hpp"
 #include "devices/peaks.hpp"
 #include "results/model.hpp"
 
@@ -32,8 +33,11 @@ struct GroupSummary
   // The median over its rows of FlagGems' bandwidth and throughput as a percentage of the spec
   // peak of the device each ran on (devices/peaks.hpp); NaN where no row has both.
   double pct_bandwidth = k_na, pct_tflops = k_na;
+  // The same against what zl calibrate measured on the device (calibrate/calibrate.hpp).
+  double pct_bandwidth_measured = k_na, pct_tflops_measured = k_na;
   std::vector<double> noises;                      // while summarizing
   std::vector<double> bandwidth_pcts, tflops_pcts; // while summarizing
+  std::vector<double> measured_bandwidth_pcts, measured_tflops_pcts;
 };
 
 // A row's share of its device's spec peak, in percent: Gems GBPS over the peak bandwidth, TFLOPS
@@ -52,6 +56,16 @@ struct DevicePeak
   std::optional<devices::Peak> peak;
   long long rows = 0; // its rows with Gems GBPS or TFLOPS
 };
+
+// A device (UUID and driver) zl calibrate measured, whose rows have GBPS or TFLOPS.
+struct MeasuredPeak
+{
+  calibrate::Calibration calibration;
+  long long rows = 0;
+};
+
+// The measured peak as a devices::Peak: the copy's bandwidth, the GEMM's throughput for its dtype.
+devices::Peak measured_peak(const calibrate::Calibration& c);
 
 // A row whose samples warn (samples.hpp): FlagGems' side, or torch's.
 struct UnstableRow
@@ -75,6 +89,7 @@ struct Summary
   std::size_t telemetry_runs = 0;                          // runs with a telemetry.jsonl
   std::string throttle_cause;                              // the first throttled row's reason
   std::vector<DevicePeak> devices;                         // those whose rows have GBPS or TFLOPS
+  std::vector<MeasuredPeak> measured;                      // of those, the ones zl calibrate measured
 };
 
 // ops: what the campaigns' ops_status.csv say (a run's own status: RunInfo::campaign_status). An

@@ -77,6 +77,7 @@ void read_identity(Run& run, const std::string& file)
   i.extra_args = extra_args_of(id);
   i.executor = id.executor;
   i.device_state = id.device_state;
+  i.driver = id.driver;
   i.op = id.op;
   i.status = id.status;
   i.duration_s = id.duration_s;
@@ -127,6 +128,7 @@ void caliber_from_identity(RunInfo& info, std::string_view identity_json)
   info.extra_args = id ? extra_args_of(*id) : std::string();
   info.executor = id ? id->executor : std::string("process");
   info.device_state = id ? id->device_state : std::string();
+  info.driver = id ? id->driver : std::string();
 }
 
 std::string_view read_input(const std::string& path, std::vector<char>& buffer, std::size_t head, bool regular_only)

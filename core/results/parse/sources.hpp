@@ -38,8 +38,8 @@ struct Discovery
 std::string normal_path(const std::string& path);
 
 // The parts of the caliber (model.hpp) a stored run_identity.json gives beside the store's
-// columns: extra_args ("" when it does not say), executor ("process" when it does not say) and
-// device_state ("" when it read none). One parse of the identity for all three.
+// columns: extra_args ("" when it does not say), executor ("process" when it does not say),
+// device_state and driver ("" when it read none). One parse of the identity for them all.
 void caliber_from_identity(RunInfo& info, std::string_view identity_json);
 
 // A folder holding run_identity.json or run.log.

@@ -21,6 +21,13 @@ bool any_share(const Summary& s)
                      [](const GroupSummary& g) { return has_value(g.pct_bandwidth) || has_value(g.pct_tflops); });
 }
 
+bool any_measured(const Summary& s)
+{
+  return std::any_of(s.groups.begin(), s.groups.end(), [](const GroupSummary& g) {
+    return has_value(g.pct_bandwidth_measured) || has_value(g.pct_tflops_measured);
+  });
+}
+
 std::string tflops_text(const devices::Peak& p)
 {
   return p.fp32_tflops ? fmt::format("{:g} TFLOPS dense FP16/BF16 tensor, {:g} FP32", p.fp16_tflops, *p.fp32_tflops)
@@ -31,18 +38,21 @@ std::string tflops_text(const devices::Peak& p)
 
 void append_peak_columns(Table& t, const Summary& s, Format f)
 {
-  if (!any_share(s)) { // only where some group has a share: a column of dashes says nothing
-    return;
-  }
   const bool csv = f == Format::csv;
-  t.header.push_back(csv ? "pct_bandwidth" : "%BW");
-  t.header.push_back(csv ? "pct_tflops" : "%TFLOPS");
-  t.right.push_back(true), t.right.push_back(true);
   auto cell = [&](double v) { return csv ? (has_value(v) ? fmt::format("{}", v) : "") : fixed(v, 1); };
-  for (std::size_t i = 0; i < t.rows.size(); ++i) {
-    const auto& g = i < s.groups.size() ? s.groups[i] : s.total;
-    t.rows[i].push_back(cell(g.pct_bandwidth));
-    t.rows[i].push_back(cell(g.pct_tflops));
+  // Only where some group has a share: a column of dashes says nothing.
+  for (const bool measured : {false, true}) {
+    if (!(measured ? any_measured(s) : any_share(s))) {
+      continue;
+    }
+    t.header.push_back(csv ? (measured ? "pct_bandwidth_measured" : "pct_bandwidth") : (measured ? "%BW(M)" : "%BW"));
+    t.header.push_back(csv ? (measured ? "pct_tflops_measured" : "pct_tflops") : (measured ? "%TFLOPS(M)" : "%TFLOPS"));
+    t.right.push_back(true), t.right.push_back(true);
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const auto& g = i < s.groups.size() ? s.groups[i] : s.total;
+      t.rows[i].push_back(cell(measured ? g.pct_bandwidth_measured : g.pct_bandwidth));
+      t.rows[i].push_back(cell(measured ? g.pct_tflops_measured : g.pct_tflops));
+    }
   }
 }
 
@@ -60,6 +70,13 @@ std::string peak_notes(const Summary& s, bool md)
                          md ? "\n" : "", d.device_name, d.rows);
     }
   }
+  for (const auto& m : s.measured) {
+    const auto& c = m.calibration;
+    out += fmt::format("{}measured: device {} (driver {}) reached {:.1f} GB/s copying and {:.3f} TFLOPS in a {} GEMM "
+                       "(zl calibrate, {}, {}); %BW(M) and %TFLOPS(M) are of those\n",
+                       md ? "\n" : "", c.uuid, c.driver.empty() ? "unknown" : c.driver, c.copy_gbps, c.gemm_tflops,
+                       c.gemm_dtype, c.measured_at, c.file);
+  }
   if (any_share(s)) {
     out += fmt::format("{}%BW is the median over the rows of Gems GBPS / the peak bandwidth; %TFLOPS of TFLOPS / "
                        "the peak of the row's dtype (float16, bfloat16: dense tensor; float32: FP32 non-tensor "
@@ -73,6 +90,8 @@ void json_peak(util::JsonWriter& j, const GroupSummary& g)
 {
   j.field("pct_bandwidth", g.pct_bandwidth); // null for NaN: none
   j.field("pct_tflops", g.pct_tflops);
+  j.field("pct_bandwidth_measured", g.pct_bandwidth_measured);
+  j.field("pct_tflops_measured", g.pct_tflops_measured);
 }
 
 void json_peaks(util::JsonWriter& j, const Summary& s)

@@ -46,6 +46,8 @@ std::string json(const std::vector<Run>& runs)
   w.StartArray();
   for (const auto& run : runs) {
     const auto peak = devices::spec_peak(run.info.device_name);
+    const auto calibration = calibrate::find(run.info.device_uuid, run.info.driver);
+    const auto measured = calibration ? std::optional(compare::measured_peak(*calibration)) : std::nullopt;
     for (const auto& r : run.rows) {
       w.StartObject();
       j.field("run", run.info.path);
@@ -57,6 +59,9 @@ std::string json(const std::vector<Run>& runs)
       // Shares of the device's spec peak, in percent (devices/peaks.hpp); null where none.
       const auto share = compare::peak_share(r, peak);
       j.field("pct_bandwidth", share.pct_bandwidth), j.field("pct_tflops", share.pct_tflops);
+      const auto of_measured = compare::peak_share(r, measured); // zl calibrate's, where kept
+      j.field("pct_bandwidth_measured", of_measured.pct_bandwidth);
+      j.field("pct_tflops_measured", of_measured.pct_tflops);
       json_side(j, "gems_samples", run.samples_of(r, true));
       json_side(j, "torch_samples", run.samples_of(r, false));
       w.EndObject();
