@@ -169,9 +169,13 @@ std::set<std::string> ops_asked(const std::string& list, const std::vector<Calib
   return asked;
 }
 
-std::vector<Caliber> load_calibers(const results::store::Store& store)
+// The store's runs by caliber and campaign: with --op, only the runs that have a row of those
+// ops (the cost follows what is asked, not the store); every run when none has (--op's error then
+// lists the ops the store does have).
+std::vector<Caliber> load_calibers(const results::store::Store& store, const std::vector<std::string>& ops)
 {
-  auto runs = store.load();
+  const auto paths = ops.empty() ? std::vector<std::string>() : store.paths_with_ops(ops);
+  auto runs = store.load(paths);
   std::vector<Caliber> calibers;
   for (const auto& group : report::group_by_caliber(runs)) {
     std::vector<results::Run> mine;
@@ -239,7 +243,8 @@ int cmd_history(Context&, const Args& args)
     }
   }
   const results::store::Store store(db);
-  auto calibers = load_calibers(store);
+  const auto op_list = vm->count("op") ? util::split((*vm)["op"].as<std::string>(), ',') : std::vector<std::string>();
+  auto calibers = load_calibers(store, op_list);
   history::History found;
   found.list_all = (*vm)["all"].as<bool>();
   if (calibers.empty()) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace zl::report {
 
@@ -125,10 +126,36 @@ std::string campaign_of(const std::string& run_path)
   return results::history::campaign_of(run_path);
 }
 
+namespace {
+
+// The runs of the last n + 1 campaigns of each caliber (the one before the n is compared with the
+// first of them), chosen from the runs table alone: the page costs what it shows, not the store.
+std::vector<Run> last_campaigns(const results::store::Store& store, std::size_t n)
+{
+  auto infos = store.load_infos();
+  std::set<std::string> paths;
+  for (const auto& c : group_by_caliber(infos)) {
+    std::vector<Run> mine;
+    for (const auto i : c.runs) {
+      mine.push_back(std::move(infos[i]));
+    }
+    const auto campaigns = results::history::campaigns_of(std::move(mine));
+    const auto keep = std::min(campaigns.size(), n + 1);
+    for (auto it = campaigns.end() - static_cast<std::ptrdiff_t>(keep); it != campaigns.end(); ++it) {
+      for (const auto& r : it->runs) {
+        paths.insert(r.info.path);
+      }
+    }
+  }
+  return store.load({paths.begin(), paths.end()});
+}
+
+} // namespace
+
 void write_history(Json& j, const results::store::Store& store, std::size_t n, const results::compare::AbOptions& o,
                    std::size_t* cut)
 {
-  auto runs = store.load();
+  auto runs = last_campaigns(store, n);
   // Campaigns, then each campaign's calibers: a campaign of two calibers is two points, one on
   // each caliber's lines.
   std::map<std::string, std::vector<Campaign>> by_caliber; // caliber key -> its campaigns, oldest first

@@ -237,3 +237,22 @@ TEST_CASE("zl::results::store::Store::ingest: a row whose dtype the log does not
   CHECK(back[0].rows[0].op() == "abs");
   CHECK(back[0].rows[0].dtype().empty());
 }
+
+TEST_CASE("zl::results::store::Store: runs chosen without their rows, and by the ops of their rows")
+{
+  TempDir dir;
+  Store store(dir / "s.sqlite");
+  auto abs = zl::test::run_of(abs_log());
+  auto add = zl::test::run_of(zl::test::table("add", "torch.float32", {{"[torch.Size([8])]", 0.002, 0.001}}));
+  auto both = zl::test::run_of(abs_log() + zl::test::table("neg", "torch.float16", {{"[1]", 0.002, 0.001}}));
+  for (const auto* r : {&abs, &add, &both}) {
+    store.ingest(*r);
+  }
+  const auto infos = store.load_infos();
+  REQUIRE(infos.size() == 3);
+  CHECK(infos[0].rows.empty());
+  CHECK(infos[0].info.caliber.timer == "graph");
+  CHECK(store.paths_with_ops({"abs"}) == std::vector<std::string>{abs.info.path, both.info.path});
+  CHECK(store.paths_with_ops({"neg", "add"}) == std::vector<std::string>{add.info.path, both.info.path});
+  CHECK(store.paths_with_ops({"mm"}).empty());
+}

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstring>
 #include <initializer_list>
+#include <set>
 #include <sstream>
 
 namespace zl::results::store {
@@ -339,6 +340,31 @@ void read_markers(sqlite3_stmt* s, long long run_id, Run& run)
 }
 
 } // namespace
+
+std::vector<Run> Store::load_infos() const
+{
+  std::vector<Run> runs;
+  auto s = m_impl->db.prepare(fmt::format("SELECT {} FROM runs ORDER BY path", k_run_columns));
+  while (sqlite3_step(s.get()) == SQLITE_ROW) {
+    runs.push_back(run_of(s.get()));
+  }
+  return runs;
+}
+
+std::vector<std::string> Store::paths_with_ops(const std::vector<std::string>& ops) const
+{
+  std::set<std::string> paths;
+  auto s =
+      m_impl->db.prepare("SELECT DISTINCT runs.path FROM rows JOIN runs ON runs.id = rows.run_id WHERE rows.op = ?");
+  for (const auto& op : ops) {
+    bind_arg(s.get(), 1, std::string_view(op));
+    while (sqlite3_step(s.get()) == SQLITE_ROW) {
+      paths.insert(std::string(column_text(s.get(), 0)));
+    }
+    sqlite3_reset(s.get());
+  }
+  return {paths.begin(), paths.end()};
+}
 
 std::vector<Run> Store::load(const std::vector<std::string>& paths) const
 {

@@ -47,6 +47,14 @@ public:
   // path order, when paths is empty. Throws Error for a path the store does not hold.
   std::vector<Run> load(const std::vector<std::string>& paths = {}) const;
 
+  // Every run's RunInfo, without its rows, markers or samples: what choosing runs by campaign or
+  // caliber needs, at the cost of the runs table alone (a year of nightlies: 13 million rows).
+  std::vector<Run> load_infos() const;
+
+  // The runs with a row of one of ops (the rows table's index on op): a history of a few ops
+  // reads those runs, not the store.
+  std::vector<std::string> paths_with_ops(const std::vector<std::string>& ops) const;
+
   // Where ingest_run reports malformed lines, as FILE:LINE: reason (default util::out();
   // nullptr: nowhere).
   void set_report_stream(std::ostream* out);
