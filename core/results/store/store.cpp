@@ -71,7 +71,8 @@ bool decode_floats(sqlite3_stmt* s, int col, std::size_t n, std::vector<float>& 
   out.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     const auto* q = p + 4 * i;
-    const std::uint32_t bits = q[0] | (q[1] << 8) | (q[2] << 16) | (static_cast<std::uint32_t>(q[3]) << 24);
+    const auto byte = [q](int k) { return static_cast<std::uint32_t>(q[k]); }; // shifted as unsigned
+    const std::uint32_t bits = byte(0) | (byte(1) << 8) | (byte(2) << 16) | (byte(3) << 24);
     std::memcpy(&out[i], &bits, sizeof bits);
   }
   return true;
