@@ -45,7 +45,9 @@ directly after graph capture was refused (BENCHMARK_DIRECT_NO_CUDAGRAPH) and the
 FILE:LINE, a failure's message whole (up to 64 KiB), wrapped as printed; where the runs kept
 their samples (samples.bin), the rows whose samples warn (noisy, outliers, short, few) with
 their side, noise (IQR over the median) and count, and how many rows stopped sampling at a cap
-(the most samples or the time limit) before the median's interval converged; where the runs
+(the most samples or the time limit) before the median's interval converged; where rows
+reached a share of the device's spec peak (zl summary's %BW and %TFLOPS), the ops ranked by
+headroom, furthest from the peak first; where the runs
 read the device's state (telemetry.jsonl), its SM clock and temperature over the campaign on
 one time axis, the readings that say it was throttled in red, and the rows timed then; per op its
 latency against size as points, not lines (Size Details have no order: they are ordered by

@@ -311,12 +311,14 @@ void write_campaign(Json& j, const std::vector<Run>& runs, const std::vector<res
     j.key("groups");
     w.StartArray();
     for (const auto& g : summary.groups) {
-      w.StartArray(); // [op, dtype, rows, measured, geomean, min, max, failed, fallback, status]
+      // [op, dtype, rows, measured, geomean, min, max, failed, fallback, status, %BW, %TFLOPS]
+      w.StartArray();
       j.str(shown(g.op, cut)), j.str(shown(g.dtype, cut));
       w.Int64(g.rows), w.Int64(g.measured);
       j.num(g.geomean_speedup), j.num(g.min_speedup), j.num(g.max_speedup);
       w.Int64(g.failed), w.Int64(g.fallback);
       j.str(g.status);
+      j.num(g.pct_bandwidth), j.num(g.pct_tflops); // of the device's spec peak (devices/peaks.hpp)
       w.EndArray();
     }
     w.EndArray();

@@ -46,7 +46,7 @@ set(zl_e2e_cost_test_sdk 15)
 set(zl_e2e_cost_test_samples 15)
 set(zl_e2e_cost_test_telemetry 10)
 set(zl_e2e_cost_test_calibrate 15)
-set(zl_e2e_cost_test_peak 8)
+set(zl_e2e_cost_test_peak 14)
 foreach(file IN LISTS zl_e2e_files)
   get_filename_component(name ${file} NAME_WE)
   add_test(NAME e2e.${name}

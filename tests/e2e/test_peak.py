@@ -8,6 +8,7 @@ and a GBPS pair (docs/flaggems-facts.md §1).
 import json
 
 from conftest import SOURCE_DIR
+from test_report import browser, open_page, report  # noqa: F401 (browser is a fixture)
 
 CORPUS = SOURCE_DIR / "corpus"
 PYTHON = "/usr/bin/python3"
@@ -110,3 +111,15 @@ def test_summary_shows_the_share_of_the_measured_peak(zl, tmp_path):
     doc = json.loads(zl.run("summary", "--rows", "--format", "json", str(run), env=env, check_rc=0).stdout)
     add = [r for r in doc["rows"] if r["op"] == "add"]
     assert [round(r["pct_bandwidth_measured"], 2) for r in add] == [62.5, 100.0]
+
+
+def test_report_ranks_ops_by_headroom(zl, tmp_path, browser):  # noqa: F811 (the fixture, imported)
+    run = constructed_run(zl, tmp_path, H100)
+    page = report(zl, str(run.parent), out=tmp_path / "peak.html")
+    open_page(browser, page, "headroom")
+    rows = browser.execute_script(
+        "return [...document.querySelectorAll('table.headroom tbody tr')].map(r => [...r.cells].map(c => c.textContent))")
+    # mm float16 and float32 reach 50% of their peaks, add 65% of the bandwidth: furthest first.
+    assert [r[0] for r in rows] == ["mm", "mm", "add"]
+    assert rows[-1] == ["add", "torch.float16", "65.0", "-", "35.0%"]
+    assert rows[0][3] == "50.0" and rows[0][4] == "50.0%"

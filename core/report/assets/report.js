@@ -284,6 +284,23 @@
       sec.append(list);
     }
   }
+  // Ops ranked by headroom: the share of the spec peak each reached (zl summary's %BW and
+  // %TFLOPS), the furthest from it first, where the device has a peak and FlagGems a figure.
+  function headroom(sec, groups) {
+    const reach = (g) => Math.max(g[10] === null ? -1 : g[10], g[11] === null ? -1 : g[11]);
+    const ranked = groups.filter((g) => g[10] !== null || g[11] !== null).sort((a, b) => reach(a) - reach(b));
+    if (ranked.length === 0) return;
+    sec.append(el('h4', {}, `Headroom: ops furthest from the device's spec peak first (${ranked.length})`));
+    const t = el('table', { class: 'headroom' }, el('thead', {}, el('tr', {},
+      ...['op', 'dtype', '% of peak bandwidth', '% of peak TFLOPS', 'headroom'].map((h) => el('th', {}, h)))));
+    const body = el('tbody');
+    for (const g of ranked) {
+      body.append(el('tr', {}, ...[g[0], g[1] || '-', g[10] === null ? '-' : num(g[10], 1), g[11] === null ? '-' : num(g[11], 1),
+        `${num(Math.max(0, 100 - reach(g)), 1)}%`].map((c) => el('td', {}, c))));
+    }
+    t.append(body);
+    sec.append(t);
+  }
   function campaign(d) {
     if (d.calibers.length === 0) {
       main.append(banner('warn', `No runs in ${(DATA.paths || []).join(' ') || 'the input'}: nothing was measured, so there is nothing to draw.`));
@@ -302,6 +319,7 @@
       for (const dt of dtypes) speedupChart(sec, c.groups, dt);
       sec.append(fallback('speedups', ['op', 'dtype', 'rows', 'speedup', 'min', 'max', 'failed', 'fallback', 'status'],
         () => c.groups.map((g) => [g[0], g[1] || '-', g[2], num(g[4]), num(g[5]), num(g[6]), g[7], g[8], g[9] || '-'])));
+      headroom(sec, c.groups);
       stability(sec, c);
       if (c.telemetry) timeline(sec, c.telemetry);
       if (c.issues.length) {
