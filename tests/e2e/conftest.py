@@ -27,6 +27,24 @@ def corpus_with(root, modules, shapes):
     return root
 
 
+# Appended to a copy of the corpus's benchmark/host_ops.py: the gems op of abs made ten times as
+# slow, spinning for nine times as long as it ran (test_samples.py, test_history.py).
+SLOW_ABS = """
+
+import time as _zl_time
+
+_zl_gems_abs = gems_abs
+
+
+def gems_abs(x):
+    start = _zl_time.perf_counter()
+    out = _zl_gems_abs(x)
+    took = _zl_time.perf_counter() - start
+    while _zl_time.perf_counter() - start < 10 * took:
+        pass
+    return out
+"""
+
 class Zl:
     """Runs zl with a controlled environment: no inherited ZL_* variables, a PATH of our choosing."""
 

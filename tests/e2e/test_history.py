@@ -5,26 +5,11 @@ import shutil
 
 import pytest
 
-from conftest import SOURCE_DIR, Zl
+from conftest import SLOW_ABS, SOURCE_DIR, Zl
 
 PYTHON = "/usr/bin/python3"
-# The gems op of abs made ten times as slow: it spins for nine times as long as it ran. CPU timings
-# on a shared machine move by half between campaigns (load, clocks); a 10x step stands above that.
-SLOW_ABS = """
-
-import time as _zl_time
-
-_zl_gems_abs = gems_abs
-
-
-def gems_abs(x):
-    start = _zl_time.perf_counter()
-    out = _zl_gems_abs(x)
-    took = _zl_time.perf_counter() - start
-    while _zl_time.perf_counter() - start < 10 * took:
-        pass
-    return out
-"""
+# SLOW_ABS (conftest): CPU timings on a shared machine move by half between campaigns (load,
+# clocks); a 10x step stands above that.
 NIGHTS = 10
 STEP = 6  # the first slow night
 

@@ -3,29 +3,13 @@ of it (--rows, noise, warnings), adaptive sampling's stops, and verdicts from on
 import json
 import shutil
 
-from conftest import SOURCE_DIR, corpus_with
+from conftest import SLOW_ABS, SOURCE_DIR, corpus_with
 
 CORPUS = SOURCE_DIR / "corpus"
 PYTHON = "/usr/bin/python3"
 QUICK = "ci=1%,min=10,max=3000,max-time=0.2"  # adaptive, but a row costs at most 0.2 s
-# The gems op of abs made ten times as slow: it spins for nine times as long as it ran. CI runs
-# e2e files side by side, and one side's process can meet twice the load of the other's, so the
-# test asks for a diff of at least 2x, which such noise cannot hide.
-SLOW_ABS = """
-
-import time as _zl_time
-
-_zl_gems_abs = gems_abs
-
-
-def gems_abs(x):
-    start = _zl_time.perf_counter()
-    out = _zl_gems_abs(x)
-    took = _zl_time.perf_counter() - start
-    while _zl_time.perf_counter() - start < 10 * took:
-        pass
-    return out
-"""
+# SLOW_ABS (conftest): CI runs e2e files side by side, and one side's process can meet twice the
+# load of the other's, so the test asks of its 10x a diff of at least 2x, which such noise cannot hide.
 
 
 def run_abs(zl, out, *options, flaggems=CORPUS):

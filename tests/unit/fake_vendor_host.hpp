@@ -4,6 +4,7 @@
 #pragma once
 
 #include <zl/backend_abi.h>
+#include <zl/sdk/telemetry.hpp>
 
 #include <map>
 #include <string>
@@ -121,5 +122,13 @@ struct Enumeration
   std::vector<zl_device_info> devices;
   zl_enumeration out{};
 };
+
+// Whether a backend's reading holds no field at all (a tool that gave nothing to parse).
+inline bool nothing_read(const sdk::Telemetry& t)
+{
+  return !t.sm_clock_mhz && !t.sm_clock_max_mhz && !t.mem_clock_mhz && !t.mem_clock_max_mhz && !t.locked_mhz &&
+         !t.temperature_c && !t.power_w && !t.power_limit_w && !t.throttle && !t.ecc && !t.mig &&
+         t.driver_version.empty() && t.firmware_version.empty();
+}
 
 } // namespace zl::test

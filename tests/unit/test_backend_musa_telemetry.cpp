@@ -13,6 +13,7 @@
 
 using namespace zl::backend_musa;
 using zl::test::FakeVendorHost;
+using zl::test::nothing_read;
 using zl::test::read_fixture;
 
 namespace {
@@ -20,13 +21,6 @@ namespace {
 bool has(const std::string& text, const std::string& part)
 {
   return text.find(part) != std::string::npos;
-}
-
-bool nothing_read(const Telemetry& t)
-{
-  return !t.sm_clock_mhz && !t.sm_clock_max_mhz && !t.mem_clock_mhz && !t.mem_clock_max_mhz && !t.locked_mhz &&
-         !t.temperature_c && !t.power_w && !t.power_limit_w && !t.throttle && !t.ecc && !t.mig &&
-         t.driver_version.empty() && t.firmware_version.empty();
 }
 
 std::string real(const std::string& name)

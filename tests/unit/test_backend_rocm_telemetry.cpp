@@ -14,6 +14,7 @@
 
 using namespace zl::backend_rocm;
 using zl::test::FakeVendorHost;
+using zl::test::nothing_read;
 using zl::test::read_fixture;
 
 namespace {
@@ -24,13 +25,6 @@ const std::string k_card0 = "rocm-smi -d 0 --showclocks --showtemp --showpower -
 bool has(const std::string& text, const std::string& part)
 {
   return text.find(part) != std::string::npos;
-}
-
-bool nothing_read(const Telemetry& t)
-{
-  return !t.sm_clock_mhz && !t.sm_clock_max_mhz && !t.mem_clock_mhz && !t.mem_clock_max_mhz && !t.locked_mhz &&
-         !t.temperature_c && !t.power_w && !t.power_limit_w && !t.throttle && !t.ecc && !t.mig &&
-         t.driver_version.empty() && t.firmware_version.empty();
 }
 
 std::string real(const std::string& name)
