@@ -3,6 +3,7 @@
 // folders. Every value is a hash of (seed, campaign, op, dtype, shape): the same arguments give
 // the same store, and a campaign's folders match its stored runs.
 #include "results/model.hpp"
+#include "results/parse/sources.hpp"
 #include "results/parse/table_parser.hpp"
 #include "results/store/store.hpp"
 #include "run/identity_record.hpp"
@@ -187,16 +188,7 @@ results::Run run_of(const GenOptions& o, int c, int op, const std::string& path)
   i.kind = "run";
   i.log_file = path + "/run.log";
   i.identity_json = identity(o, c, op, timer_at(o, c));
-  const auto id = run::parse_identity(i.identity_json, path + "/run_identity.json");
-  i.caliber = {id.backend.name, id.level, id.timer.effective, id.mode, id.tuner_cache};
-  i.executor = id.executor;
-  i.op = id.op;
-  i.status = id.status;
-  i.duration_s = id.duration_s;
-  i.device_uuid = id.device.uuid;
-  i.device_name = id.device.name;
-  i.started_at = id.started_at;
-  i.zl_version = id.zl_version;
+  results::parse::fill_info(i, run::parse_identity(i.identity_json, path + "/run_identity.json"));
   auto parsed = results::parse::parse_text_log(run.text.adopt(log_of(o, c, op, i.caliber.timer)), i.log_file, run.text,
                                                run.diagnostics);
   run.rows = std::move(parsed.rows);

@@ -81,29 +81,22 @@ std::vector<CaliberDiff> compare_caliber(const std::vector<Run>& a, const std::v
   if (!(quiet(ea) && quiet(eb)) && (ea != eb || ea.size() > 1 || ea.count(k_unknown) > 0)) {
     diffs.push_back({"pytest_extra_args", joined(ea), joined(eb)});
   }
-  // Who ran pytest (a fresh process per run, a warm worker): runs that do not say were
-  // fresh processes, so they read as "process".
-  auto executors = [](const std::vector<Run>& runs) {
+  auto values_of = [](const std::vector<Run>& runs, std::string RunInfo::*field) {
     std::set<std::string> out;
     for (const auto& r : runs) {
-      out.insert(r.info.executor);
+      out.insert(r.info.*field);
     }
     return out;
   };
-  const auto xa = executors(a), xb = executors(b);
+  // Who ran pytest (a fresh process per run, a warm worker): runs that do not say were
+  // fresh processes, so they read as "process".
+  const auto xa = values_of(a, &RunInfo::executor), xb = values_of(b, &RunInfo::executor);
   if (xa != xb || xa.size() > 1) {
     diffs.push_back({"executor", joined(xa), joined(xb)});
   }
   // The device's settings (a locked clock, the power limit, ECC, MIG), as telemetry read them:
   // checked where every run of both sides read them; a run that read none cannot tell.
-  auto states = [](const std::vector<Run>& runs) {
-    std::set<std::string> out;
-    for (const auto& r : runs) {
-      out.insert(r.info.device_state);
-    }
-    return out;
-  };
-  const auto sa = states(a), sb = states(b);
+  const auto sa = values_of(a, &RunInfo::device_state), sb = values_of(b, &RunInfo::device_state);
   if (!sa.count("") && !sb.count("") && (sa != sb || sa.size() > 1)) {
     diffs.push_back({"device_state", joined(sa), joined(sb)});
   }

@@ -72,20 +72,7 @@ void read_identity(Run& run, const std::string& file)
     run.info.identity_json.clear();
     return;
   }
-  auto& i = run.info;
-  i.caliber = {id.backend.name, id.level, id.timer.effective, id.mode, id.tuner_cache};
-  i.extra_args = extra_args_of(id);
-  i.executor = id.executor;
-  i.device_state = id.device_state;
-  i.driver = id.driver;
-  i.op = id.op;
-  i.status = id.status;
-  i.duration_s = id.duration_s;
-  i.device_uuid = id.device.uuid;
-  i.device_name = id.device.name;
-  i.started_at = id.started_at;
-  i.zl_version = id.zl_version;
-  i.record_file = id.record_log;
+  fill_info(run.info, id);
 }
 
 // Fills what the identity did not say from the log: ZL_RUN's header, then the tables' titles.
@@ -121,6 +108,23 @@ void fill_from_log(Run& run, const LogParse& log, const std::vector<RecordEntry>
 }
 
 } // namespace
+
+void fill_info(RunInfo& i, const run::Identity& id)
+{
+  i.caliber = {id.backend.name, id.level, id.timer.effective, id.mode, id.tuner_cache};
+  i.extra_args = extra_args_of(id);
+  i.executor = id.executor;
+  i.device_state = id.device_state;
+  i.driver = id.driver;
+  i.op = id.op;
+  i.status = id.status;
+  i.duration_s = id.duration_s;
+  i.device_uuid = id.device.uuid;
+  i.device_name = id.device.name;
+  i.started_at = id.started_at;
+  i.zl_version = id.zl_version;
+  i.record_file = id.record_log;
+}
 
 void caliber_from_identity(RunInfo& info, std::string_view identity_json)
 {

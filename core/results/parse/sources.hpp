@@ -13,6 +13,10 @@
 #include <utility>
 #include <vector>
 
+namespace zl::run {
+struct Identity;
+}
+
 namespace zl::results::parse {
 
 struct Source
@@ -36,6 +40,10 @@ struct Discovery
 
 // The absolute, normal form zl keeps a path in (no trailing slash): the key of a run in the store.
 std::string normal_path(const std::string& path);
+
+// What a run's identity says of it: caliber, executor, device, driver, status, times, record log.
+// The one mapping of run::Identity onto RunInfo (a run folder's, the scale bench's generated runs).
+void fill_info(RunInfo& info, const run::Identity& id);
 
 // The parts of the caliber (model.hpp) a stored run_identity.json gives beside the store's
 // columns: extra_args ("" when it does not say), executor ("process" when it does not say),
