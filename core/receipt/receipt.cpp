@@ -165,7 +165,7 @@ void add_plugins(Receipt& r, std::set<std::string>& seen, const rapidjson::Docum
     return;
   }
   const auto dirs = util::split(str(plan["env_set"], "PYTHONPATH"), ':');
-  std::vector<std::string> modules = {"zl_plan", "zl_patch", "zl_autotune_records", "zl_samples"};
+  std::vector<std::string> modules = {"zl_plan", "zl_patch", "zl_autotune_records", "zl_samples", "zl_metrics"};
   if (warm) {
     modules.insert(modules.end(), {"zl_worker", "zl_state", "zl_state_items"});
   }

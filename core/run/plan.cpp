@@ -333,6 +333,7 @@ std::string plan_json(const Plan& p)
   j.key("sampling");
   write_sampling(j, p.sampling);
   j.field("samples_file", p.samples_file);
+  j.field("formula_metrics", true); // the benchmark's own gbps/tflops formulas (zl_metrics.py)
   j.field("telemetry", to_string(p.telemetry));
   j.field("timer_reason", p.timer_reason);
   j.key("capture");

@@ -87,6 +87,7 @@ class Plan:
     outcomes_file: Optional[str] = None
     sampling: zl_samples.Sampling = zl_samples.FIXED_SAMPLING
     samples_file: Optional[str] = None
+    formula_metrics: bool = False
 
 
 class _Reader:
@@ -129,7 +130,8 @@ class _Reader:
 
 
 def _kind_name(kind):
-    return {int: "an integer", str: "a string", list: "a list", dict: "an object"}[kind]
+    return {int: "an integer", str: "a string", list: "a list", dict: "an object",
+            bool: "true or false"}[kind]
 
 
 def parse_plan(path, data):
@@ -190,6 +192,7 @@ def parse_plan(path, data):
         outcomes_file=top.get("outcomes_file", str, required=False, nullable=True),
         sampling=zl_samples.sampling_from_plan(data, top.fail),
         samples_file=top.get("samples_file", str, required=False, nullable=True) or None,
+        formula_metrics=top.get("formula_metrics", bool, required=False, default=False),
     )
 
 

@@ -42,6 +42,7 @@ import warnings
 
 import pytest
 
+import zl_metrics
 import zl_patch
 import zl_plan
 import zl_samples
@@ -227,6 +228,8 @@ def pytest_runtest_call(item):
         return
     if state.needs_hook:
         _hook_base_modules(state)
+    if state.plan.formula_metrics:
+        zl_metrics.hook(state.patches, base_modules())
     op = zl_plan.op_key(item)
     timer, reason = state.timer_for(op)
     zl_plan.marker("ZL_TIMER", op=op, timer=timer, requested=state.plan.timer_requested,

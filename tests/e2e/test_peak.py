@@ -1,9 +1,10 @@
 """zl summary's share of the device's spec peak (%BW, %TFLOPS; issue 32), end to end.
 
-The sample corpus runs on the cpu backend, which has no peak, and prints no TFLOPS or GBPS. So the
-run folder here is CONSTRUCTED: the run_identity.json of a real `zl run` on the corpus, with its
-device.name rewritten to an H100's, beside a FlagGems text log written here with a TFLOPS column
-and a GBPS pair (docs/flaggems-facts.md §1).
+The sample corpus runs on the cpu backend, which has no spec peak. So most run folders here are
+CONSTRUCTED: the run_identity.json of a real `zl run` on the corpus, with its device.name rewritten
+to an H100's, beside a FlagGems text log written here with a TFLOPS column and a GBPS pair
+(docs/flaggems-facts.md §1). One test is a real run: the corpus' reduction, whose GBPS formula zl
+asks for at --level core (zl_metrics.py).
 """
 import json
 
@@ -111,6 +112,28 @@ def test_summary_shows_the_share_of_the_measured_peak(zl, tmp_path):
     doc = json.loads(zl.run("summary", "--rows", "--format", "json", str(run), env=env, check_rc=0).stdout)
     add = [r for r in doc["rows"] if r["op"] == "add"]
     assert [round(r["pct_bandwidth_measured"], 2) for r in add] == [62.5, 100.0]
+
+
+def test_a_real_run_carries_the_benchmarks_own_bandwidth(zl, tmp_path):
+    """sum's class defines get_gbps: zl asks for it at core level, where FlagGems would not."""
+    run = tmp_path / "sum"
+    zl.run("run", "--flaggems", str(CORPUS), "--op", "sum", "--python", PYTHON, "--out", str(run), check_rc=0)
+    assert "ZL_METRICS_ADDED op=sum benchmark=UnaryReductionBenchmark added=gbps" in (run / "run.log").read_text()
+    rows = json.loads(zl.run("summary", "--rows", "--format", "json", str(run), check_rc=0).stdout)["rows"]
+    assert len(rows) == 9
+    assert all(r["gems_gbps"] > 0 and r["torch_gbps"] > 0 and r["tflops"] is None for r in rows)
+    identity = json.loads((run / "run_identity.json").read_text())
+    uuid, driver = identity["device"]["uuid"], identity["telemetry"]["driver"]
+    cal = tmp_path / "cal"
+    cal.mkdir()  # a CONSTRUCTED calibration of the host: 10 GB/s
+    (cal / f"{uuid}--{driver}.json").write_text(json.dumps({
+        "schema": 1, "backend": "cpu", "uuid": uuid, "name": "host", "driver": driver,
+        "measured_at": "2026-12-06T03:00:00Z", "torch": "x", "method": "constructed", "copy_bytes": 1 << 30,
+        "copy_gbps": 10, "gemm_n": 8192, "gemm_dtype": "float16", "gemm_tflops": 1}))
+    env = {"ZL_CALIBRATION_DIR": str(cal)}
+    measured = json.loads(zl.run("summary", "--rows", "--format", "json", str(run), env=env, check_rc=0).stdout)
+    for r in measured["rows"]:
+        assert abs(r["pct_bandwidth_measured"] - r["gems_gbps"] * 10) < 1e-6  # of 10 GB/s, in percent
 
 
 def test_report_ranks_ops_by_headroom(zl, tmp_path, browser):  # noqa: F811 (the fixture, imported)

@@ -23,7 +23,7 @@ def test_receipt_records_and_verifies(zl, tmp_path):
     assert roles["backend:cpu"]["path"].endswith("libzl_backend_cpu.so")
     # The modules the plugins import are harness files too (zl_patch restores what they patch).
     for plugin in ("plugin:zl_plan", "plugin:zl_patch", "plugin:zl_autotune_records", "plugin:zl_samples",
-                   "plugin:zl_device_setup", "plugin:zl_timing", "plugin:zl_identity"):
+                   "plugin:zl_metrics", "plugin:zl_device_setup", "plugin:zl_timing", "plugin:zl_identity"):
         assert roles[plugin]["sha256"] == sha256(Path(roles[plugin]["path"]))
     assert roles["shapes"]["path"] == str(CORPUS / "benchmark" / "core_shapes.yaml")
     assert "plugin:zl_worker" not in roles  # a fresh process: no worker ran it

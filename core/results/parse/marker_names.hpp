@@ -33,6 +33,8 @@ inline constexpr std::string_view k_zl_device_mismatch = "ZL_DEVICE_MISMATCH";
 inline constexpr std::string_view k_zl_identity_write_failed = "ZL_IDENTITY_WRITE_FAILED";
 inline constexpr std::string_view k_zl_samples_write_failed = "ZL_SAMPLES_WRITE_FAILED";
 inline constexpr std::string_view k_zl_unsupported = "ZL_UNSUPPORTED";
+inline constexpr std::string_view k_zl_metrics_added = "ZL_METRICS_ADDED";
+inline constexpr std::string_view k_zl_metric_failed = "ZL_METRIC_FAILED";
 inline constexpr std::string_view k_zl_collect_write_failed = "ZL_COLLECT_WRITE_FAILED"; // standard error
 inline constexpr std::string_view k_autotune_hook = "AUTOTUNE_HOOK";
 inline constexpr std::string_view k_autotune_replay_loaded = "AUTOTUNE_REPLAY_LOADED";
@@ -42,7 +44,7 @@ inline constexpr std::string_view k_autotune_summary = "AUTOTUNE_SUMMARY";
 inline constexpr std::string_view k_autotune_record_write_failed = "AUTOTUNE_RECORD_WRITE_FAILED";
 
 // Every name the plugins write.
-inline constexpr std::array<std::string_view, 17> k_plugins = {
+inline constexpr std::array<std::string_view, 19> k_plugins = {
     k_zl_timer,
     k_benchmark_direct_no_cudagraph,
     k_benchmark_capture_poisoned,
@@ -53,6 +55,8 @@ inline constexpr std::array<std::string_view, 17> k_plugins = {
     k_zl_identity_write_failed,
     k_zl_samples_write_failed,
     k_zl_unsupported,
+    k_zl_metrics_added,
+    k_zl_metric_failed,
     k_zl_collect_write_failed,
     k_autotune_hook,
     k_autotune_replay_loaded,

@@ -16,6 +16,22 @@ std::string ms(double v)
   return has_value(v) ? fmt::format("{:.6f}", v) : "";
 }
 
+// FlagGems' own formulas give 0 where a row has none (zl_metrics.py): no value.
+bool achieved(double v)
+{
+  return has_value(v) && v > 0;
+}
+
+std::string rate(double v)
+{
+  return achieved(v) ? fmt::format("{:.3f}", v) : "";
+}
+
+void json_rate(util::JsonWriter& j, const char* key, double v)
+{
+  j.key(key), achieved(v) ? j.w().Double(v) : j.w().Null();
+}
+
 void json_side(util::JsonWriter& j, const char* key, const SampleSet* s)
 {
   auto& w = j.w();
@@ -56,6 +72,8 @@ std::string json(const std::vector<Run>& runs)
       j.field("throttled", r.throttled);
       j.key("gems_ms"), has_value(r.gems_ms) ? w.Double(r.gems_ms) : w.Null();
       j.key("torch_ms"), has_value(r.torch_ms) ? w.Double(r.torch_ms) : w.Null();
+      json_rate(j, "gems_gbps", r.gems_gbps), json_rate(j, "torch_gbps", r.torch_gbps);
+      json_rate(j, "tflops", r.tflops);
       // Shares of the device's spec peak, in percent (devices/peaks.hpp); null where none.
       const auto share = compare::peak_share(r, peak);
       j.field("pct_bandwidth", share.pct_bandwidth), j.field("pct_tflops", share.pct_tflops);
@@ -81,11 +99,13 @@ std::string format_rows(const std::vector<Run>& runs, Format f)
   }
   const bool csv = f == Format::csv;
   Table t;
-  t.header = csv ? std::vector<std::string>{"op",    "dtype", "shape", "gems_ms",  "n",        "median",  "noise",
-                                            "ci_lo", "ci_hi", "stop",  "warnings", "torch_ms", "torch_n", "torch_noise"}
-                 : std::vector<std::string>{"OP",     "DTYPE", "SHAPE",    "GEMS MS",  "N",       "MEDIAN",     "NOISE",
-                                            "95% CI", "STOP",  "WARNINGS", "TORCH MS", "TORCH N", "TORCH NOISE"};
-  t.right = {false, false, false, true, true, true, true, !csv, false, false, true, true, true};
+  t.header = csv ? std::vector<std::string>{"op",      "dtype",       "shape", "gems_ms", "n",        "median",
+                                            "noise",   "ci_lo",       "ci_hi", "stop",    "warnings", "torch_ms",
+                                            "torch_n", "torch_noise", "gbps",  "tflops"}
+                 : std::vector<std::string>{"OP",       "DTYPE",   "SHAPE",       "GEMS MS", "N",
+                                            "MEDIAN",   "NOISE",   "95% CI",      "STOP",    "WARNINGS",
+                                            "TORCH MS", "TORCH N", "TORCH NOISE", "GB/S",    "TFLOPS"};
+  t.right = {false, false, false, true, true, true, true, !csv, false, false, true, true, true, true, true};
   if (csv) {
     t.right.push_back(true);
   }
@@ -113,6 +133,7 @@ std::string format_rows(const std::vector<Run>& runs, Format f)
       row.push_back(g ? to_string(g->stop) : "");
       row.push_back(g ? warnings_text(g->stats.warnings) : "");
       row.push_back(ms(r.torch_ms)), row.push_back(tr ? std::to_string(tr->stats.n) : ""), row.push_back(noise(tr));
+      row.push_back(rate(r.gems_gbps)), row.push_back(rate(r.tflops));
       t.rows.push_back(std::move(row));
     }
   }
