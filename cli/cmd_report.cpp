@@ -185,7 +185,7 @@ int cmd_report(Context&, const Args& args)
   }
   std::string page;
   if (history) {
-    page = report::history_page(*store, (*vm)["db"].as<std::string>(), (*vm)["history"].as<std::size_t>(), options);
+    page = report::history_page(*store, (*vm)["db"].as<std::string>(), (*vm)["history"].as<std::size_t>());
   } else if (!ab) {
     const auto found = paths.empty() ? results::parse::Discovery() : find_runs("report", paths);
     const auto runs = paths.empty() ? store->load() : read_runs("report", found, store.get());

@@ -116,9 +116,8 @@ results::compare::Verdict op_verdict(const results::compare::OpComparison& op);
 std::string campaign_of(const std::string& run_path);
 
 // The history view: the store's campaigns split by caliber, the last n of each caliber in order
-// of their first run's start; per op, dtype and Size Detail the median FlagGems latency in each,
-// and the campaigns where `zl summary --ab <previous> <this>` calls the pairing slower.
-void write_history(Json& j, const results::store::Store& store, std::size_t n, const results::compare::AbOptions& o,
-                   std::size_t* cut);
+// of their first run's start; per op, dtype, Size Detail and device the median FlagGems latency in
+// each, and the change points `zl history` finds over those campaigns.
+void write_history(Json& j, const results::store::Store& store, std::size_t n, std::size_t* cut);
 
 } // namespace zl::report

@@ -119,11 +119,10 @@ std::string ab_page(const results::compare::AbResult& r, const AbSides& sides)
               [&](Json& j, std::size_t* cut) { write_ab(j, r, sides, cut); });
 }
 
-std::string history_page(const results::store::Store& store, const std::string& db_path, std::size_t n,
-                         const results::compare::AbOptions& options)
+std::string history_page(const results::store::Store& store, const std::string& db_path, std::size_t n)
 {
   return page("history", fmt::format("zl report --db {} --history {}", db_path, n),
-              [&](Json& j, std::size_t* cut) { write_history(j, store, n, options, cut); });
+              [&](Json& j, std::size_t* cut) { write_history(j, store, n, cut); });
 }
 
 } // namespace zl::report

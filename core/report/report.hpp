@@ -25,8 +25,7 @@ struct AbSides;
 std::string ab_page(const results::compare::AbResult& r, const AbSides& sides);
 
 // The page of the last n campaigns of each caliber in the store db_path.
-std::string history_page(const results::store::Store& store, const std::string& db_path, std::size_t n,
-                         const results::compare::AbOptions& options);
+std::string history_page(const results::store::Store& store, const std::string& db_path, std::size_t n);
 
 // The HTML around data (a JSON object): every '<' in it escaped as \u003c, so that no string
 // of the data (an op named "</script>") can end the script element that carries it.

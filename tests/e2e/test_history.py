@@ -106,3 +106,16 @@ def test_an_empty_store_says_so(zl, tmp_path):
     assert "holds no runs" in out
     doc = zl.json("history", "--db", str(db), "--format", "json")
     assert doc["series_checked"] == 0 and doc["changes"] == []
+
+
+def test_the_report_draws_the_step_where_zl_history_finds_it(zl, nights, tmp_path):
+    page = tmp_path / "history.html"
+    zl.run("report", "--db", str(nights["db"]), "--history", str(NIGHTS), "-o", str(page), check_rc=0)
+    data = json.loads(page.read_text().split('id="zl-data">')[1].split("</script>")[0])
+    (caliber,) = data["history"]["calibers"]
+    abs_lines = [line for op, _, lines in caliber["charts"] if op == "abs" for line in lines]
+    assert len(abs_lines) == 3  # abs's three sizes
+    for size, values, changes in abs_lines:
+        steps = [c for c in changes if c[1] == "slower" and c[3] and c[2] > 2.0]
+        assert [c[0] for c in steps] == [STEP - 1], (size, changes)  # the drawn campaign's index
+        assert "FlagGems commit aaaa1111 -> bbbb2222" in steps[0][4]

@@ -293,8 +293,10 @@ def night(root, latencies, **kw):
 def test_history_view_one_line_per_size(zl, tmp_path, browser):
     db = tmp_path / "store.sqlite"
     steady = [1.00, 1.01, 0.99, 1.02, 0.98]
-    for i, lat in enumerate([steady, steady, [x * 1.3 for x in steady]]):
-        zl.run("summary", "--db", str(db), str(night(tmp_path / f"night-{i + 1}", lat)), check_rc=0)
+    # Four nights, then four 30% slower: a level change that held four campaigns (confirmed).
+    for i, scale in enumerate([1.0] * 4 + [1.3] * 4):
+        zl.run("summary", "--db", str(db), str(night(tmp_path / f"night-{i + 1}", [x * scale for x in steady])),
+               check_rc=0)
     # Another caliber in the same store: its own section, never on these lines.
     zl.run("summary", "--db", str(db), str(night(tmp_path / "night-direct", steady, timer="direct")), check_rc=0)
     # Without --history, the store's runs are a campaign view: its two calibers apart.
@@ -313,9 +315,23 @@ def test_history_view_one_line_per_size(zl, tmp_path, browser):
     assert browser.execute_script(
         "return window.zlCharts.filter(c => c.$zl.kind === 'history').map(c => c.scales.y.type)") == ["logarithmic"] * 2
     by_points = sorted(lines, key=lambda c: c["points"][0])
-    assert by_points[0]["points"] == [1, 1, 1] and by_points[1]["points"] == [3, 3, 3]
-    # The third night is 30% slower at every size: the U test over five rounds calls it.
+    assert by_points[0]["points"] == [1, 1, 1] and by_points[1]["points"] == [8, 8, 8]
+    # zl history's change point at the fifth night, on every size; none on the other caliber.
     assert by_points[1]["triangles"] == [1, 1, 1] and by_points[0]["triangles"] == [0, 0, 0]
+    graph = next(c for c in data["history"]["calibers"] if len(c["campaigns"]) == 8)
+    for size, values, changes in graph["charts"][0][2]:
+        assert [c[:2] + [c[3]] for c in changes] == [[4, "slower", True]], size
+        assert abs(changes[0][2] - 0.3) < 0.01
+    from selenium.webdriver.support.ui import WebDriverWait
+    browser.execute_script("document.querySelectorAll('details.fallback').forEach(d => { d.open = true; })")
+    WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.querySelectorAll('details.fallback table').length > 0"))
+    table = browser.execute_script("return document.body.textContent")
+    assert "#5 +30.0% slower: nothing recorded changed" in table
+    # --history 3: the three drawn follow the night before them, where the level changed.
+    data = json.loads(report(zl, "--db", str(db), "--history", "3", out=tmp_path / "h3.html").read_text()
+                      .split('id="zl-data">')[1].split("</script>")[0])
+    graph = next(c for c in data["history"]["calibers"] if c["before"])
+    assert len(graph["campaigns"]) == 3 and graph["before"][0].endswith("night-5")
 
 
 def test_bad_input_gives_a_clear_page_or_error(zl, tmp_path, browser):

@@ -30,7 +30,7 @@ def history_points(browser, op):
 
 def test_history_op_missing_from_a_campaign_and_the_campaign_before_the_window(zl, tmp_path, browser):
     db = tmp_path / "store.sqlite"
-    # neg is in nights 1, 3 and 4, not in night 2; abs is 30% slower on night 3.
+    # neg is in nights 1, 3 and 4, not in night 2; abs is 30% slower on night 3 alone.
     for i, (abs_scale, neg) in enumerate([(1.0, True), (1.0, False), (1.3, True), (1.0, True)]):
         root = side(tmp_path / f"night-{i + 1}", [x * abs_scale for x in STEADY])
         if neg:
@@ -49,19 +49,19 @@ def test_history_op_missing_from_a_campaign_and_the_campaign_before_the_window(z
         assert line[2] == line[3] and line[0] == line[2]
     assert neg["spanGaps"] == [False, False]  # drawn with a gap, never a line across night 2
     (abs_,) = [c for c in charts(browser, "history") if c["op"] == "abs"]
-    assert abs_["triangles"] == [1, 1, 1]  # night 3 against night 2
+    assert abs_["triangles"] == [0, 0, 0]  # one night's spike is no level change
     # One line per size, in the order the runs printed them (not sorted as text: 64 before 128).
     assert history_points(browser, "abs")[0]["sizes"] == [f"[torch.Size([{n}])]" for n in (64, 128, 256)]
-    assert "compared with the campaign just before it" not in text_of(browser)
+    assert "the one just before #1" not in text_of(browser)
 
-    # A window of the last two nights: its first (night 3) is compared with night 2, outside it.
+    # A window of the last two nights: night 2, just before it, is named (and looked at).
     page = report(zl, "--db", str(db), "--history", "2", out=tmp_path / "history-2.html")
     data = data_of(page)["history"]["calibers"][0]
     assert data["before"][0] == str(tmp_path / "night-2")
     open_page(browser, page, "history-window")
-    assert f"#1 is compared with the campaign just before it in the store: {tmp_path / 'night-2'}" in text_of(browser)
+    assert f"the one just before #1 in the store: {tmp_path / 'night-2'}" in text_of(browser)
     (abs_,) = [c for c in charts(browser, "history") if c["op"] == "abs"]
-    assert abs_["triangles"] == [1, 1, 1] and abs_["points"] == [2, 2, 2]
+    assert abs_["triangles"] == [0, 0, 0] and abs_["points"] == [2, 2, 2]
     (neg,) = history_points(browser, "neg")
     assert [len(line) for line in neg["data"]] == [2, 2]
 

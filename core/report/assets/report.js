@@ -435,14 +435,15 @@
     if (d.calibers.length === 0) {
       main.append(banner('warn', 'The store holds no runs: there is no history to draw. zl batch writes a store as it goes (results.sqlite); zl summary --db FILE ingests folders into one.'));
     }
-    main.append(legend([[VERDICT.slower, 'regression: zl summary --ab <previous campaign> <this one> calls it slower (U test over the rounds)']]));
+    main.append(legend([[VERDICT.slower, 'a level change to slower (triangle up) where zl history finds one (docs/statistics.md, "Change points in a history"): hollow while it is tentative, not yet held four campaigns'],
+      [VERDICT.faster, 'a level change to faster (triangle down)']]));
     d.calibers.forEach((c, ci) => {
       const sec = el('section', { class: 'caliber-group' });
       main.append(sec);
       sec.append(caliberBlock(c.caliber, `Caliber ${ci + 1} of ${d.calibers.length}`));
       const n = c.campaigns.length;
       sec.append(el('p', {}, `The last ${n} of ${c.campaigns_in_store} campaign${c.campaigns_in_store === 1 ? '' : 's'} of this caliber; a campaign of another caliber is drawn in its own section, never on these lines.`));
-      if (c.before) sec.append(el('p', { class: 'before' }, `#1 is compared with the campaign just before it in the store: ${c.before[0]}${c.before[1] ? ` (started ${c.before[1]})` : ''}.`));
+      if (c.before) sec.append(el('p', { class: 'before' }, `Level changes are found over these campaigns and up to four before them; the one just before #1 in the store: ${c.before[0]}${c.before[1] ? ` (started ${c.before[1]})` : ''}.`));
       sec.append(el('ol', { class: 'campaigns' }, ...c.campaigns.map((x) => el('li', {}, `${x[0]} ${x[1] ? `(started ${x[1]})` : ''}`))));
       const labels = c.campaigns.map((x, i) => `#${i + 1}${x[1] ? ' ' + x[1].slice(0, 10) : ''}`);
       for (const [op, dtype, lines] of c.charts) {
@@ -454,20 +455,24 @@
             type: 'line',
             data: { labels: labels, datasets: lines.map((l, i) => {
               const colour = PALETTE[i % PALETTE.length];
-              const bad = new Set(l[2]);
+              const at = new Map(l[2].map((c) => [c[0], c]));
+              const mark = (k, yes, no) => (at.has(k) ? yes(at.get(k)) : no);
               // Past eight sizes the colours repeat: dashes tell those lines apart.
               return { label: short(l[0]), data: l[1], borderColor: colour, backgroundColor: colour,
                 borderDash: i >= PALETTE.length ? [6, 3] : [],
-                pointRadius: l[1].map((_, k) => (bad.has(k) ? 7 : 3)),
-                pointStyle: l[1].map((_, k) => (bad.has(k) ? 'triangle' : 'circle')),
-                pointBackgroundColor: l[1].map((_, k) => (bad.has(k) ? VERDICT.slower : colour)) };
+                pointRadius: l[1].map((_, k) => mark(k, () => 8, 3)),
+                pointStyle: l[1].map((_, k) => mark(k, () => 'triangle', 'circle')),
+                pointRotation: l[1].map((_, k) => mark(k, (c) => (c[1] === 'faster' ? 180 : 0), 0)),
+                pointBorderColor: l[1].map((_, k) => mark(k, (c) => VERDICT[c[1]], colour)),
+                pointBackgroundColor: l[1].map((_, k) => mark(k, (c) => (c[3] ? VERDICT[c[1]] : 'white'), colour)) };
             }) },
             // Log: one op's sizes span decades of latency; a linear axis flattens all but the largest.
             options: { scales: { y: { type: 'logarithmic', title: { display: true, text: 'FlagGems latency (ms, log)' } } } },
           });
         });
-        s.append(fallback(`history of ${op} ${dtype}`, ['Size Detail', ...labels, 'regressions at'],
-          () => lines.map((l) => [l[0], ...l[1].map((v) => num(v, 6)), l[2].map((k) => labels[k]).join(' ')])));
+        const changeText = (c) => `${labels[c[0]]} ${c[2] >= 0 ? '+' : ''}${(c[2] * 100).toFixed(1)}% ${c[1]}${c[3] ? '' : ' (tentative)'}: ${c[4]}`;
+        s.append(fallback(`history of ${op} ${dtype}`, ['Size Detail', ...labels, 'level changes'],
+          () => lines.map((l) => [l[0], ...l[1].map((v) => num(v, 6)), l[2].map(changeText).join('; ')])));
         filters.push((q) => { s.hidden = !matches(op, q); });
         sec.append(s);
       }

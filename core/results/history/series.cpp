@@ -75,22 +75,6 @@ const char* field_name(Field f)
   return "unknown";
 }
 
-std::string changed_text(const std::optional<std::vector<Difference>>& changed)
-{
-  if (!changed) {
-    return "no identity recorded to compare";
-  }
-  if (changed->empty()) {
-    return "nothing recorded changed";
-  }
-  std::string out;
-  for (const auto& d : *changed) {
-    out += fmt::format("{}{} {} -> {}", out.empty() ? "" : ", ", label(d), d.before.empty() ? "none" : d.before,
-                       d.after.empty() ? "none" : d.after);
-  }
-  return out;
-}
-
 std::string where(const SeriesId& id, bool several)
 {
   const auto base = fmt::format("{} {} {}", id.op, id.dtype, id.shape);
@@ -122,6 +106,22 @@ void write_changed(util::JsonWriter& j, const std::optional<std::vector<Differen
 }
 
 } // namespace
+
+std::string changed_text(const std::optional<std::vector<Difference>>& changed)
+{
+  if (!changed) {
+    return "no identity recorded to compare";
+  }
+  if (changed->empty()) {
+    return "nothing recorded changed";
+  }
+  std::string out;
+  for (const auto& d : *changed) {
+    out += fmt::format("{}{} {} -> {}", out.empty() ? "" : ", ", label(d), d.before.empty() ? "none" : d.before,
+                       d.after.empty() ? "none" : d.after);
+  }
+  return out;
+}
 
 std::string campaign_of(const std::string& run_path)
 {

@@ -66,6 +66,8 @@ std::vector<Difference> what_changed(const run::Identity& before, const run::Ide
 // The same from the runs' stored identities; nullopt where either has none readable (nothing can
 // be said), as opposed to an empty list (nothing recorded changed).
 std::optional<std::vector<Difference>> what_changed(const Run& before, const Run& after);
+// "FlagGems commit a -> b, torch version x -> y", or why nothing can be said.
+std::string changed_text(const std::optional<std::vector<Difference>>& changed);
 
 struct Change
 {
