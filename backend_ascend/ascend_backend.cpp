@@ -78,6 +78,9 @@ zl_backend_descriptor make_descriptor()
   d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_ascend::enumerate>;
   d.filter_visible = zl::sdk::guarded_filter<zl::backend_ascend::filter_visible>;
   d.read_telemetry = zl::sdk::guarded_telemetry<zl::backend_ascend::read_telemetry>;
+  // None: no Huawei per-chip sheet found to cite (ascend_peaks.cpp).
+  d.peaks = zl::backend_ascend::peaks();
+  d.peak_count = zl::backend_ascend::peak_count();
   return d;
 }
 

@@ -115,4 +115,9 @@ zl_status enumerate(const zl_host_api* host, zl_enumeration* out);
 // its logic ID.
 sdk::Visibility filter_visible(const zl_host_api* host, const std::vector<Device>& devices);
 
+// The spec-sheet peaks of the NPUs this backend lists (ascend_peaks.cpp): the descriptor's peaks and
+// peak_count (ABI 1.3). Internal to the module, as every symbol but its entry point.
+const zl_peak* peaks();
+size_t peak_count();
+
 } // namespace zl::backend_ascend

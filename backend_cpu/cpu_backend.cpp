@@ -21,6 +21,8 @@ zl_backend_descriptor make_descriptor()
   d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_cpu::enumerate>;
   // sysfs clocks and temperature, the kernel release (README.md in this folder).
   d.read_telemetry = zl::sdk::guarded_telemetry<zl::backend_cpu::read_telemetry>;
+  // No spec-sheet peaks (peaks NULL, from empty_descriptor): a host processor's bandwidth and
+  // throughput depend on the machine, not on a name a sheet could give figures for.
   return d;
 }
 

@@ -71,6 +71,9 @@ zl_backend_descriptor make_descriptor()
   d.filter_visible = zl::sdk::guarded_filter<zl::backend_cuda::filter_visible>;
   // NVML, else nvidia-smi --query-gpu (docs/vendor-facts.md §1.5).
   d.read_telemetry = zl::sdk::guarded_telemetry<zl::backend_cuda::read_telemetry>;
+  // The spec-sheet peaks of the GPUs NVML and nvidia-smi name (cuda_peaks.cpp, docs/peaks.md).
+  d.peaks = zl::backend_cuda::peaks();
+  d.peak_count = zl::backend_cuda::peak_count();
   return d;
 }
 

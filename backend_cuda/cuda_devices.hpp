@@ -54,4 +54,9 @@ sdk::MaskEntry match_cuda_entry(std::string_view entry, const std::vector<Device
 // hides every device, and the first invalid entry ends the list.
 sdk::Visibility filter_visible(const zl_host_api* host, const std::vector<Device>& devices);
 
+// The spec-sheet peaks of the GPUs this backend lists (cuda_peaks.cpp): the descriptor's peaks and
+// peak_count (ABI 1.3). Internal to the module, as every symbol but its entry point.
+const zl_peak* peaks();
+size_t peak_count();
+
 } // namespace zl::backend_cuda

@@ -91,6 +91,9 @@ zl_backend_descriptor make_descriptor()
   d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_musa::enumerate>;
   d.filter_visible = zl::sdk::guarded_filter<zl::backend_musa::filter_visible>;
   d.read_telemetry = zl::sdk::guarded_telemetry<zl::backend_musa::read_telemetry>;
+  // None: no Moore Threads sheet found to cite (musa_peaks.cpp).
+  d.peaks = zl::backend_musa::peaks();
+  d.peak_count = zl::backend_musa::peak_count();
   return d;
 }
 

@@ -85,4 +85,9 @@ zl_status enumerate(const zl_host_api* host, zl_enumeration* out);
 // documented: zl reads no further there, as CUDA does, which can only narrow the mask.
 sdk::Visibility filter_visible(const zl_host_api* host, const std::vector<Device>& devices);
 
+// The spec-sheet peaks of the GPUs this backend lists (musa_peaks.cpp): the descriptor's peaks and
+// peak_count (ABI 1.3). Internal to the module, as every symbol but its entry point.
+const zl_peak* peaks();
+size_t peak_count();
+
 } // namespace zl::backend_musa

@@ -77,6 +77,9 @@ zl_backend_descriptor make_descriptor()
   d.enumerate_devices = zl::sdk::guarded_enumerate<zl::backend_rocm::enumerate>;
   d.filter_visible = zl::sdk::guarded_filter<zl::backend_rocm::filter_visible>;
   d.read_telemetry = zl::sdk::guarded_telemetry<zl::backend_rocm::read_telemetry>;
+  // The spec-sheet peaks of the GPUs AMD SMI, amd-smi and rocm-smi name (rocm_peaks.cpp).
+  d.peaks = zl::backend_rocm::peaks();
+  d.peak_count = zl::backend_rocm::peak_count();
   return d;
 }
 

@@ -80,4 +80,9 @@ sdk::MaskEntry match_rocr_entry(std::string_view entry, const std::vector<Device
 // here. A GPU without a ROCr UUID cannot be pinned inside a mask and is left out (with a note).
 sdk::Visibility filter_visible(const zl_host_api* host, const std::vector<Device>& devices);
 
+// The spec-sheet peaks of the GPUs this backend lists (rocm_peaks.cpp): the descriptor's peaks and
+// peak_count (ABI 1.3). Internal to the module, as every symbol but its entry point.
+const zl_peak* peaks();
+size_t peak_count();
+
 } // namespace zl::backend_rocm

@@ -1,6 +1,8 @@
 #include "app.hpp"
 
 #include "output.hpp"
+
+#include "devices/peaks.hpp"
 #include "util/error.hpp"
 #include "util/process.hpp"
 #include "util/string.hpp"
@@ -199,6 +201,8 @@ int run(int argc, char** argv)
   if (vm.count("backend-path")) {
     ctx.backend_paths = vm["backend-path"].as<std::vector<std::string>>();
   }
+  // The spec peaks (zl summary's %BW, %TFLOPS) come from the modules these folders hold too.
+  devices::search_backend_paths(ctx.backend_paths);
   const auto& command = find_command(argv[i]);
   return command.run(ctx, Args(argv + i + 1, argv + argc));
 }

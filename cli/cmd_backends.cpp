@@ -44,6 +44,7 @@ void print_json(const loader::Registry& registry)
                      B::description,
                      B::capabilities,
                      B::telemetry,
+                     B::peaks,
                      B::error});
     w.EndObject();
   }
@@ -67,7 +68,7 @@ int cmd_backends(Context& ctx, const Args& args)
     print_json(registry);
     return 0;
   }
-  const std::vector<B> columns = {B::name, B::aliases, B::version, B::abi, B::telemetry, B::state, B::module};
+  const std::vector<B> columns = {B::name, B::aliases, B::version, B::abi, B::telemetry, B::peaks, B::state, B::module};
   std::vector<std::vector<std::string>> rows;
   for (const auto& m : registry.modules()) {
     rows.push_back(loader::text_row(m, columns));

@@ -2,6 +2,8 @@
 
 #include "util/string.hpp"
 
+#include <optional>
+
 namespace zl::loader {
 
 namespace {
@@ -27,8 +29,8 @@ std::string dash(const std::string& s)
   return s.empty() ? "-" : s;
 }
 
-// `zl backends` prints the columns (NAME ALIASES VERSION ABI STATE PATH); --json every field the
-// registry knows; plan.json and run_identity.json the backend a run uses.
+// `zl backends` prints the columns (NAME ALIASES VERSION ABI TELEMETRY PEAKS STATE PATH); --json
+// every field the registry knows; plan.json and run_identity.json the backend a run uses.
 const util::Field<Selection, BackendField> k_backend[] = {
     {B::name, "name", [](JsonWriter& j, const Selection& s) { j.value(s.module->name()); }, "NAME",
      [](const Selection& s) { return s.module->name(); }},
@@ -50,6 +52,13 @@ const util::Field<Selection, BackendField> k_backend[] = {
      }},
     {B::telemetry, "telemetry", [](JsonWriter& j, const Selection& s) { j.value(s.module->has_telemetry()); },
      "TELEMETRY", [](const Selection& s) { return std::string(s.module->has_telemetry() ? "yes" : "no"); }},
+    // null and "-": a module older than ABI 1.3, whose descriptor has no table (0 is an empty one).
+    {B::peaks, "peaks",
+     [](JsonWriter& j, const Selection& s) {
+       j.nullable_value(s.module->has_peaks() ? std::optional<unsigned long long>(s.module->peaks().count)
+                                              : std::nullopt);
+     },
+     "PEAKS", [](const Selection& s) { return s.module->has_peaks() ? std::to_string(s.module->peaks().count) : "-"; }},
     {B::error, "error", [](JsonWriter& j, const Selection& s) { j.value(s.module->error); }},
     {B::selected_by, "selected_by", [](JsonWriter& j, const Selection& s) { j.value(s.how); }},
     {B::flaggems_vendor, "flaggems_vendor", described<&zl_backend_descriptor::flaggems_vendor>},

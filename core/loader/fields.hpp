@@ -30,6 +30,7 @@ enum class BackendField {
   graph_class,
   visibility_var,
   telemetry, // whether it reads the device's state (read_telemetry, ABI 1.2)
+  peaks,     // how many spec-peak entries its table has (ABI 1.3); none for an older module
 };
 
 enum class DeviceField { index, uuid, name, memory_bytes, visibility_id, visible, pin };

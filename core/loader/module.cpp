@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -178,6 +179,21 @@ void generic_filter(const char* var, const char* value, Enumeration& e)
   }
 }
 
+// The peak table (ABI 1.3): an older module's copy holds zeros there, which pass.
+std::optional<std::string> check_peaks(const zl_backend_descriptor& d)
+{
+  if (d.peak_count > 0 && d.peaks == nullptr) {
+    return std::string("declares spec peaks but peaks is NULL");
+  }
+  for (size_t i = 0; i < d.peak_count; ++i) {
+    const auto& p = d.peaks[i];
+    if (p.device_name == nullptr || p.sku == nullptr || p.source == nullptr) {
+      return fmt::format("spec peak {} has a NULL device_name, sku or source", i);
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> check_strings(const zl_backend_descriptor& d)
 {
   const std::pair<const char*, const char*> fields[] = {{"name", d.name},
@@ -208,7 +224,7 @@ std::optional<std::string> check_strings(const zl_backend_descriptor& d)
   if (d.compat_rule_count > 0 && d.compat_rules == nullptr) {
     return std::string("declares compat rules but compat_rules is NULL");
   }
-  return std::nullopt;
+  return check_peaks(d);
 }
 
 } // namespace
@@ -334,6 +350,17 @@ Module load_module(const std::string& path, const std::string& origin)
   module.m_library = std::move(library);
   module.state = ModuleState::loaded;
   return module;
+}
+
+bool Module::has_peaks() const
+{
+  return state == ModuleState::loaded &&
+         desc.struct_size >= offsetof(zl_backend_descriptor, peak_count) + sizeof(desc.peak_count);
+}
+
+devices::PeakTable Module::peaks() const
+{
+  return has_peaks() ? devices::PeakTable{desc.peaks, desc.peak_count} : devices::PeakTable{};
 }
 
 Enumeration Module::enumerate() const

@@ -1,6 +1,7 @@
 // One backend module file: loading it, checking its descriptor, asking it for devices.
 #pragma once
 
+#include "devices/peaks.hpp"
 #include "devices/reading.hpp"
 
 #include <zl/backend_abi.h>
@@ -81,6 +82,13 @@ public:
   // own failures: a module without telemetry, or one that failed, gives a reading with a status
   // and a reason. Calls from several threads take turns: a module is never called concurrently.
   devices::Reading read_telemetry(const Device& device, devices::Phase phase) const;
+
+  // Whether the module has a spec-peak table, though maybe an empty one: ABI 1.3 or later, its
+  // descriptor's struct_size reaching peak_count. An older module's descriptor ends before it.
+  bool has_peaks() const;
+
+  // Its table (devices/peaks.hpp); empty without one.
+  devices::PeakTable peaks() const;
 
 private:
   struct Mask

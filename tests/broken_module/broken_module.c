@@ -77,6 +77,14 @@ static zl_status never_called(const zl_host_api* host, const zl_device_info* dev
 }
 #endif
 
+#if defined(ZL_TEST_PEAKS) || defined(ZL_TEST_ABI_1_2)
+/* Test Device 0 under two spellings of one made-up SKU. */
+static const zl_peak peaks[] = {
+    {"Test Device 0", "Test SKU 80GB", 1000, 500, 0, "test sheet, https://example.invalid/sheet"},
+    {"TEST-DEVICE-0 (rev 2)", "Test SKU 80GB", 1000, 500, 0, "test sheet, https://example.invalid/sheet"},
+};
+#endif
+
 /* A descriptor with room after it, so a "newer minor" can report a larger size honestly. */
 static struct
 {
@@ -136,6 +144,20 @@ ZL_BACKEND_EXPORT const zl_backend_descriptor* zl_backend_get_descriptor(void)
   storage.d.abi_minor = 1;
   storage.d.struct_size = offsetof(zl_backend_descriptor, read_telemetry);
   storage.d.read_telemetry = never_called;
+#endif
+#if defined(ZL_TEST_PEAKS)
+  storage.d.peaks = peaks;
+  storage.d.peak_count = sizeof peaks / sizeof peaks[0];
+#endif
+#if defined(ZL_TEST_ABI_1_2)
+  /* Where an ABI 1.2 descriptor ends, the table that follows is not the module's: never read. */
+  storage.d.abi_minor = 2;
+  storage.d.struct_size = offsetof(zl_backend_descriptor, peaks);
+  storage.d.peaks = peaks;
+  storage.d.peak_count = sizeof peaks / sizeof peaks[0];
+#endif
+#if defined(ZL_TEST_NULL_PEAKS)
+  storage.d.peak_count = 3;
 #endif
 #if defined(ZL_TEST_INNER_NAME)
   storage.d.name = ZL_TEST_INNER_NAME;

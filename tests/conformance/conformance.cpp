@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -17,6 +18,30 @@ std::vector<std::string> g_folders;
 bool matches(const std::string& s, const char* pattern)
 {
   return std::regex_match(s, std::regex(pattern));
+}
+
+// Spec peaks (ABI 1.3): each entry a device name, a SKU, positive figures and its sheet's
+// address; every spelling of one SKU with one set of figures.
+void check_peaks(const zl::loader::Module& m)
+{
+  const auto table = m.peaks();
+  std::map<std::string, const zl_peak*> first;
+  for (size_t i = 0; i < table.count; ++i) {
+    const auto& p = table.entries[i];
+    INFO("spec peak ", i);
+    CHECK(std::strlen(p.device_name) > 0);
+    CHECK(std::strlen(p.sku) > 0);
+    CHECK(p.bandwidth_gbps > 0);
+    CHECK(p.fp16_tflops > 0);
+    CHECK(p.fp32_tflops >= 0);
+    CHECK(std::strstr(p.source, "https://") != nullptr);
+    const auto [it, fresh] = first.emplace(p.sku, &p);
+    if (!fresh) {
+      CHECK(p.bandwidth_gbps == it->second->bandwidth_gbps);
+      CHECK(p.fp16_tflops == it->second->fp16_tflops);
+      CHECK(p.fp32_tflops == it->second->fp32_tflops);
+    }
+  }
 }
 
 void check_descriptor(const zl::loader::Module& m)
@@ -86,6 +111,7 @@ void check_descriptor(const zl::loader::Module& m)
     CHECK(std::strlen(r.why) > 0);
   }
   CHECK(matches(d.flagtree_token, "[A-Z0-9]*"));
+  check_peaks(m);
 }
 
 void check_enumeration(const zl::loader::Module& m)

@@ -6,7 +6,7 @@ import os
 def test_version_names_the_abi(zl):
     out = zl.run("--version", check_rc=0).stdout
     assert out.startswith("zl ")
-    assert "(backend ABI 1.2)" in out
+    assert "(backend ABI 1.3)" in out
 
 
 def test_help_teaches_examples_and_exit_codes(zl):
@@ -40,17 +40,20 @@ def test_command_help(zl):
 
 def test_backends_lists_all_five_from_the_build_tree(zl):
     data = zl.json("backends", "--json")
-    assert data["abi"] == "1.2"
+    assert data["abi"] == "1.3"
     by_name = {b["name"]: b for b in data["backends"]}
     assert set(by_name) >= {"cpu", "cuda", "musa", "rocm", "ascend"}
     for name in ("cpu", "cuda", "musa", "rocm", "ascend"):
         assert by_name[name]["state"] == "loaded", by_name[name]
-        assert by_name[name]["abi"] == "1.2"
+        assert by_name[name]["abi"] == "1.3"
         assert by_name[name]["path"].endswith(f"libzl_backend_{name}.so")
     assert by_name["cuda"]["aliases"] == ["nvidia"]
     assert by_name["musa"]["aliases"] == ["mthreads", "moore"]
     assert "graph_capture" in by_name["cuda"]["capabilities"]
     assert "host_fallback" in by_name["cpu"]["capabilities"]
+    # The spec-peak tables (ABI 1.3): each spelling of a SKU is an entry; none where no sheet is cited.
+    assert by_name["cuda"]["peaks"] == 18 and by_name["rocm"]["peaks"] == 8
+    assert by_name["musa"]["peaks"] == by_name["ascend"]["peaks"] == by_name["cpu"]["peaks"] == 0
 
 
 def test_backends_shows_failed_modules_with_reasons(zl, module_dir):
@@ -59,7 +62,7 @@ def test_backends_shows_failed_modules_with_reasons(zl, module_dir):
     text = module_dir / "libzl_backend_text.so"
     text.write_text("not a library\n")
     proc = zl.run("--backend-path", str(module_dir), "backends", check_rc=0)
-    assert f"abimajor failed: {abimajor}: speaks backend ABI 2.3, but this zl speaks 1.2" in proc.stdout
+    assert f"abimajor failed: {abimajor}: speaks backend ABI 2.3, but this zl speaks 1.3" in proc.stdout
     assert f"text failed: {text}: not a shared object (no ELF header)" in proc.stdout
     assert f"searched: {module_dir} (--backend-path)" in proc.stdout
     data = zl.json("--backend-path", str(module_dir), "backends", "--json")
@@ -67,6 +70,20 @@ def test_backends_shows_failed_modules_with_reasons(zl, module_dir):
     assert states["fakegpu"] == "loaded"
     assert states["abimajor"] == "failed"
     assert data["search_path"][0] == {"path": str(module_dir), "origin": "--backend-path"}
+
+
+def test_backends_counts_spec_peaks_and_dashes_a_module_before_abi_1_3(zl, module_dir):
+    module_dir.add("peakgpu")
+    module_dir.add("abi12gpu")
+    lines = zl.run("--backend-path", str(module_dir), "backends", check_rc=0).stdout.splitlines()
+    header = lines[0].split()
+    assert header[:7] == ["NAME", "ALIASES", "VERSION", "ABI", "TELEMETRY", "PEAKS", "STATE"]
+    rows = {line.split()[0]: line.split() for line in lines[1:] if line.strip()}
+    assert rows["peakgpu"][3:6] == ["1.3", "no", "2"]
+    assert rows["abi12gpu"][3:6] == ["1.2", "no", "-"]
+    data = zl.json("--backend-path", str(module_dir), "backends", "--json")
+    peaks = {b["name"]: b["peaks"] for b in data["backends"]}
+    assert peaks["peakgpu"] == 2 and peaks["abi12gpu"] is None
 
 
 def test_requesting_a_broken_backend_names_file_reason_and_folders(zl, module_dir):

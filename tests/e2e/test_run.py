@@ -37,7 +37,7 @@ def test_sample_corpus_runs_on_the_host_backend(zl, tmp_path):
     assert ident["status"] == "ok" and ident["exit_code"] == 0 and ident["pytest_exit_code"] == 0
     assert ident["backend"]["name"] == "cpu"
     assert ident["backend"]["module"].endswith("libzl_backend_cpu.so")
-    assert ident["backend"]["abi"] == "1.2"
+    assert ident["backend"]["abi"] == "1.3"
     assert ident["device"]["uuid"].startswith("host-")
     assert ident["timer"] == {"effective": "direct", "requested": "auto"}
     assert ident["level"] == "core" and ident["mode"] == "kernel"

@@ -166,8 +166,8 @@ def test_zl_add_backend_refuses_a_header_of_another_abi(staged, tmp_path):
     shutil.copytree(staged / "lib/cmake", fake / "lib/cmake")
     config = fake / "lib/cmake/zl/zlConfig.cmake"
     text = config.read_text()
-    assert "set(zl_ABI_MINOR 2)" in text
-    config.write_text(text.replace("set(zl_ABI_MINOR 2)", "set(zl_ABI_MINOR 7)"))
+    assert "set(zl_ABI_MINOR 3)" in text
+    config.write_text(text.replace("set(zl_ABI_MINOR 3)", "set(zl_ABI_MINOR 7)"))
     proc = build_backend(EXAMPLE_DIR, tmp_path / "build", fake / "lib/cmake/zl")
     assert proc.returncode != 0
     assert "backend_abi.h is not ABI 1.7" in proc.stdout + proc.stderr

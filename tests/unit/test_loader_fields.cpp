@@ -82,7 +82,7 @@ TEST_CASE("zl::loader::to_json")
     });
     CHECK(std::string(doc["name"].GetString()) == "fakegpu");
     CHECK(std::string(doc["module"].GetString()) == m.path);
-    CHECK(std::string(doc["abi"].GetString()) == "1.2");
+    CHECK(std::string(doc["abi"].GetString()) == "1.3");
     CHECK(std::string(doc["version"].GetString()) == "9.9.9");
     CHECK(std::string(doc["selected_by"].GetString()) == "--backend");
     CHECK(std::string(doc["aliases"][0].GetString()) == "fg");
@@ -138,11 +138,23 @@ TEST_CASE("zl::loader::text_row")
     loader::Module m;
     m.path = "/x/libzl_backend_bad.so";
     m.file_name = "bad";
-    const std::vector<B> columns = {B::name, B::aliases, B::version, B::abi, B::state, B::module};
+    const std::vector<B> columns = {B::name, B::aliases, B::version, B::abi, B::peaks, B::state, B::module};
     CHECK(loader::text_header(columns) ==
-          std::vector<std::string>{"NAME", "ALIASES", "VERSION", "ABI", "STATE", "PATH"});
+          std::vector<std::string>{"NAME", "ALIASES", "VERSION", "ABI", "PEAKS", "STATE", "PATH"});
     CHECK(loader::text_row(m, columns) ==
-          std::vector<std::string>{"bad", "-", "-", "-", "failed", "/x/libzl_backend_bad.so"});
+          std::vector<std::string>{"bad", "-", "-", "-", "-", "failed", "/x/libzl_backend_bad.so"});
+  }
+  SUBCASE("the spec peaks: a count from ABI 1.3, a dash (null) before it")
+  {
+    TempDir dir;
+    const auto peaks = loader::load_module(add_test_module(dir, "peakgpu"), "test");
+    const auto empty = loader::load_module(add_test_module(dir, "fakegpu"), "test");
+    const auto older = loader::load_module(add_test_module(dir, "abi12gpu"), "test");
+    CHECK(loader::text_row(peaks, {B::peaks}) == std::vector<std::string>{"2"});
+    CHECK(loader::text_row(empty, {B::peaks}) == std::vector<std::string>{"0"});
+    CHECK(loader::text_row(older, {B::peaks}) == std::vector<std::string>{"-"});
+    CHECK(object_of([&](auto& j) { loader::to_json(j, {&peaks, ""}, {B::peaks}); })["peaks"].GetUint64() == 2);
+    CHECK(object_of([&](auto& j) { loader::to_json(j, {&older, ""}, {B::peaks}); })["peaks"].IsNull());
   }
   SUBCASE("a field that is no column is refused")
   {

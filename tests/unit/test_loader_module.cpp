@@ -45,7 +45,7 @@ TEST_CASE("zl::loader::load_module")
     CHECK(m.error.empty());
     CHECK(m.name() == "fakegpu");
     CHECK(m.aliases() == std::vector<std::string>{"fg"});
-    CHECK(m.abi_version() == "1.2");
+    CHECK(m.abi_version() == "1.3");
     const auto e = m.enumerate();
     CHECK(e.status == ZL_OK);
     REQUIRE(e.devices.size() == 2);
@@ -94,6 +94,46 @@ TEST_CASE("zl::loader::load_module")
     CHECK(r.status == ZL_ERR_UNAVAILABLE);
     CHECK(r.reason == "backend olderminor (ABI 1.1) reads no telemetry");
     CHECK_FALSE(load_module(add_test_module(dir, "fakegpu"), "test").has_telemetry());
+  }
+
+  SUBCASE("a module's spec-peak table, entry by entry")
+  {
+    const auto m = load_module(add_test_module(dir, "peakgpu"), "test");
+    REQUIRE(m.has_peaks());
+    const auto table = m.peaks();
+    REQUIRE(table.count == 2);
+    CHECK(std::string(table.entries[1].device_name) == "TEST-DEVICE-0 (rev 2)");
+    const std::vector<zl::devices::PeakTable> tables{table};
+    const auto p = zl::devices::spec_peak(m.enumerate().devices.at(0).name, tables);
+    REQUIRE(p);
+    CHECK(p->sku == "Test SKU 80GB");
+    CHECK(p->bandwidth_gbps == 1000);
+    CHECK(p->fp16_tflops == 500);
+    CHECK_FALSE(p->fp32_tflops.has_value()); // 0: the sheet gives none
+    CHECK(zl::devices::spec_peak("test device 0 (rev 2)", tables)->sku == "Test SKU 80GB");
+    // ABI 1.3 without a table: one, empty.
+    const auto fake = load_module(add_test_module(dir, "fakegpu"), "test");
+    CHECK(fake.has_peaks());
+    CHECK(fake.peaks().count == 0);
+  }
+
+  SUBCASE("an ABI 1.2 module loads and has no peaks, whatever follows its descriptor")
+  {
+    const auto m = load_module(add_test_module(dir, "abi12gpu"), "test");
+    REQUIRE(m.state == ModuleState::loaded);
+    CHECK(m.abi_version() == "1.2");
+    CHECK_FALSE(m.has_peaks());
+    CHECK(m.peaks().entries == nullptr);
+    CHECK(m.peaks().count == 0);
+    CHECK(m.enumerate().devices.size() == 1);
+    CHECK_FALSE(zl::devices::spec_peak("Test Device 0", {m.peaks()}).has_value());
+    CHECK_FALSE(load_module(add_test_module(dir, "olderminor"), "test").has_peaks());
+  }
+
+  SUBCASE("a peak count without a table")
+  {
+    const auto path = add_test_module(dir, "nullpeaks");
+    CHECK(failure(path) == path + ": declares spec peaks but peaks is NULL");
   }
 
   SUBCASE("not a shared object")
@@ -156,7 +196,7 @@ TEST_CASE("zl::loader::load_module")
   SUBCASE("another ABI major")
   {
     const auto path = add_test_module(dir, "abimajor");
-    CHECK(failure(path) == path + ": speaks backend ABI 2.3, but this zl speaks 1.2; the major versions must match: "
+    CHECK(failure(path) == path + ": speaks backend ABI 2.3, but this zl speaks 1.3; the major versions must match: "
                                   "rebuild the module against this zl's SDK, or use a zl that speaks 2.x");
   }
 

@@ -69,7 +69,7 @@ TEST_CASE("zl::loader::Registry::select by name")
   {
     const auto error = select_error(r, std::string("abimajor"));
     CHECK(error == "backend 'abimajor' (from --backend) cannot be used: " + dir / "libzl_backend_abimajor.so" +
-                       ": speaks backend ABI 2.3, but this zl speaks 1.2; the major versions must match: rebuild the "
+                       ": speaks backend ABI 2.3, but this zl speaks 1.3; the major versions must match: rebuild the "
                        "module against this zl's SDK, or use a zl that speaks 2.x\nsearched: " +
                        dir.path() + " (--backend-path)");
   }

@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 #define ZL_ABI_MAJOR 1
-#define ZL_ABI_MINOR 2
+#define ZL_ABI_MINOR 3
 
 /* The one symbol a module exports. */
 #define ZL_BACKEND_ENTRY_POINT "zl_backend_get_descriptor"
@@ -200,6 +200,23 @@ typedef struct zl_compat_rule
   const char* why;         /* one sentence: what was probed and seen */
 } zl_compat_rule;
 
+/* One device's spec-sheet peaks (zl_backend_descriptor.peaks), as its vendor's sheet gives them:
+ * zl summary's %BW and %TFLOPS are shares of these. Several entries may share one sku, one for
+ * each spelling of the device's name (with and without the vendor's prefix, which older drivers
+ * leave out). Figures come from the sheet cited in source, never from a guess. since 1.3 */
+typedef struct zl_peak
+{
+  const char* device_name; /* a name enumerate_devices reports for the device ("NVIDIA H100 80GB
+                            * HBM3"); matched ignoring case and every character that is not a
+                            * letter or digit, and never for a name holding the word MIG (a slice
+                            * of the device) */
+  const char* sku;         /* the product the sheet names ("NVIDIA H100 SXM5 80GB") */
+  double bandwidth_gbps;   /* memory bandwidth, GB/s (10^9 bytes a second) */
+  double fp16_tflops;      /* dense (no sparsity) FP16/BF16 on the tensor (matrix) units */
+  double fp32_tflops;      /* FP32 off the tensor units (vector); 0: the sheet gives none */
+  const char* source;      /* the sheet: its title and URL */
+} zl_peak;
+
 /* The descriptor a module returns. Static, immutable, owned by the module. */
 typedef struct zl_backend_descriptor
 {
@@ -262,6 +279,12 @@ typedef struct zl_backend_descriptor
    * a backend may keep its library open between calls, as a cache it rebuilds when a call fails.
    * since 1.2 */
   zl_status (*read_telemetry)(const zl_host_api* host, const zl_device_info* device, zl_telemetry* out);
+
+  /* The spec-sheet peaks of the devices this backend lists (docs/peaks.md). zl takes the first
+   * entry, over the modules in search order, whose device_name matches a run's device name; a
+   * name no entry matches has no peak. NULL (peak_count 0): the backend knows none. since 1.3 */
+  const zl_peak* peaks;
+  size_t peak_count; /* entries in peaks; since 1.3 */
 } zl_backend_descriptor;
 
 /* Size of the descriptor as of ABI 1.0: the least a module of major 1 may report. */

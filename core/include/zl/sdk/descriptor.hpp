@@ -34,7 +34,25 @@ inline zl_backend_descriptor empty_descriptor()
   d.compat_rules = nullptr;
   d.compat_rule_count = 0;
   d.flagtree_token = "";
+  d.peaks = nullptr; // no spec-sheet peaks: zl gives this backend's devices no %BW or %TFLOPS
+  d.peak_count = 0;
   return d;
+}
+
+// One SKU's spec-sheet figures for the descriptor's peaks (ABI 1.3), written once: spelled()
+// gives it each device name the vendor's tools report, e.g.
+//   constexpr zl_peak k_x1 = sku_peak("Acme X1 80GB", 3000, 900, 60, "Acme X1 datasheet, https://…");
+//   constexpr zl_peak k_table[] = {spelled("Acme X1", k_x1), spelled("X1", k_x1)};
+constexpr zl_peak sku_peak(const char* sku, double bandwidth_gbps, double fp16_tflops, double fp32_tflops,
+                           const char* source)
+{
+  return {nullptr, sku, bandwidth_gbps, fp16_tflops, fp32_tflops, source};
+}
+
+constexpr zl_peak spelled(const char* device_name, zl_peak peak)
+{
+  peak.device_name = device_name;
+  return peak;
 }
 
 // Runs body() (which returns a zl_status) and turns any exception into ZL_ERR_INTERNAL with
