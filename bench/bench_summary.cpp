@@ -4,7 +4,9 @@
 // reuses it), so that bench/reference_parser.py can read the same bytes
 // (bench/compare_parsers.sh does both).
 #include "results/compare/ab.hpp"
+#include "results/compare/summary.hpp"
 #include "results/parse/sources.hpp"
+#include "results/parse/stream.hpp"
 #include "results/text/format.hpp"
 
 #include <benchmark/benchmark.h>
@@ -151,5 +153,18 @@ void BM_ParseSide(benchmark::State& state)
   }
 }
 BENCHMARK(BM_ParseSide)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// What `zl summary A` does: one side's 500 000 rows folded as they are read (stream_all), never
+// held; all cores.
+void BM_SummaryStream(benchmark::State& state)
+{
+  const auto sources = parse::discover(campaign() + "/A");
+  for (auto _ : state) {
+    compare::SummaryFold fold;
+    parse::stream_all(sources, fold);
+    benchmark::DoNotOptimize(fold.finish().total.rows);
+  }
+}
+BENCHMARK(BM_SummaryStream)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 } // namespace

@@ -7,13 +7,18 @@ run_identity.json) below A and B, parses FlagGems' text tables (TFLOPS and GBPS 
 N/A, FAILED rows), zl's ZL_RUN / ZL_TIMER / BENCHMARK_DIRECT_NO_CUDAGRAPH markers for each row's
 timer, pairs rows by (op, dtype, Size Detail, occurrence), and prints zl's per-op CSV. One round a
 side: the U-test columns are zeros, as zl prints them then.
+
+`reference_parser.py --summary LOG` is the same parse for `zl summary LOG --format csv` (one bare
+log, bench/stream_summary.sh): rows are read line by line and folded into their (op, dtype) group
+as they come, as zl does, so that it streams too: speedup column (else torch / gems), geometric
+mean, range, failed and fallback rows per group, then the total.
 """
 import json
 import math
 import os
 import sys
 
-HEADER = ("op,pairs,geomean_ratio,min_ratio,max_ratio,fallback_pairs,torch_geomean_ratio,faster,slower,same,noisy,"
+HEADER = ("op,pairs,geomean_ratio,min_ratio,max_ratio,fallback_pairs,torch_geomean_ratio,faster,slower,same,ambiguous,"
           "unpaired,failed")
 
 
@@ -73,34 +78,26 @@ def parse_row(line):
         shape = "N/A"
     if not shape:
         return None
-    return success, number(cells[0]), number(cells[1]), shape
+    return success, number(cells[0]), number(cells[1]), number(cells[2]), shape
 
 
-def parse_run(folder):
-    with open(os.path.join(folder, "run_identity.json")) as f:
-        identity = json.load(f)
-    rows = []
-    run_timer = timer = identity.get("timer", {}).get("effective", "")
+def read_rows(path, run_timer=""):
+    """(op, dtype, shape, success, torch, gems, speedup, fallback, lineno) of each table row, as read."""
+    timer = run_timer
     fallbacks = set()
     op = dtype = None
     state = "outside"
-    seen = {}
-    with open(os.path.join(folder, "run.log"), encoding="utf-8", errors="replace") as f:
+    with open(path, encoding="utf-8", errors="replace") as f:
         for lineno, line in enumerate(f, 1):
             line = line.rstrip("\r\n")
             if state == "table":
                 if line.startswith("SUCCESS ") or line.startswith("FAILED "):
                     row = parse_row(line)
                     if row is None:
-                        print(f"{folder}/run.log:{lineno}: malformed row", file=sys.stderr)
+                        print(f"{path}:{lineno}: malformed row", file=sys.stderr)
                         continue
-                    success, torch, gems, shape = row
-                    key = (op, dtype, shape)
-                    occurrence = seen.get(key, 0)
-                    seen[key] = occurrence + 1
-                    fallback = key in fallbacks
-                    rows.append((op, dtype, shape, occurrence, success, torch, gems,
-                                 "direct" if fallback else timer, fallback))
+                    success, torch, gems, speedup, shape = row
+                    yield op, dtype, shape, success, torch, gems, speedup, (op, dtype, shape) in fallbacks, lineno
                     continue
                 if not line.strip():
                     state = "outside"
@@ -128,6 +125,19 @@ def parse_run(folder):
             elif line.startswith("BENCHMARK_DIRECT_NO_CUDAGRAPH "):
                 fields = parse_marker(line)[1]
                 fallbacks.add((fields.get("op"), fields.get("dtype"), fields.get("shape")))
+
+
+def parse_run(folder):
+    with open(os.path.join(folder, "run_identity.json")) as f:
+        identity = json.load(f)
+    rows = []
+    seen = {}
+    for op, dtype, shape, success, torch, gems, _, fallback, _ in read_rows(
+            os.path.join(folder, "run.log"), identity.get("timer", {}).get("effective", "")):
+        key = (op, dtype, shape)
+        occurrence = seen.get(key, 0)
+        seen[key] = occurrence + 1
+        rows.append((op, dtype, shape, occurrence, success, torch, gems, None, fallback))
     return rows
 
 
@@ -187,9 +197,50 @@ def fixed(value):
     return "-" if value is None else f"{value:.3f}"
 
 
+def positive(value):
+    return value is not None and value > 0 and math.isfinite(value)
+
+
+def summary(log):
+    """zl summary LOG --format csv: per (op, dtype), folded as the rows are read."""
+    groups = {}
+    for op, dtype, _, success, torch, gems, speedup, fallback, _ in read_rows(log):
+        g = groups.get((op, dtype))
+        if g is None:
+            g = groups[(op, dtype)] = {"rows": 0, "measured": 0, "log_sum": 0.0, "min": None, "max": None,
+                                       "failed": 0, "fallback": 0}
+        g["rows"] += 1
+        g["failed"] += 0 if success else 1
+        g["fallback"] += 1 if fallback else 0
+        s = speedup if positive(speedup) else torch / gems if positive(torch) and positive(gems) else None
+        if success and s is not None:
+            g["measured"] += 1
+            g["log_sum"] += math.log(s)
+            g["min"] = s if g["min"] is None else min(g["min"], s)
+            g["max"] = s if g["max"] is None else max(g["max"], s)
+    print("op,dtype,rows,geomean_speedup,min_speedup,max_speedup,failed,fallback")
+    total = {"rows": 0, "measured": 0, "log_sum": 0.0, "min": None, "max": None, "failed": 0, "fallback": 0}
+    for (op, dtype), g in sorted(groups.items()):
+        for k in ("rows", "measured", "log_sum", "failed", "fallback"):
+            total[k] += g[k]
+        if g["min"] is not None:
+            total["min"] = g["min"] if total["min"] is None else min(total["min"], g["min"])
+            total["max"] = g["max"] if total["max"] is None else max(total["max"], g["max"])
+        print_group(op, dtype, g)
+    print_group("total", "", total)
+
+
+def print_group(op, dtype, g):
+    mean = math.exp(g["log_sum"] / g["measured"]) if g["measured"] else None
+    print(f"{op},{dtype},{g['rows']},{fixed(mean)},{fixed(g['min'])},{fixed(g['max'])},{g['failed']},{g['fallback']}")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--summary":
+        summary(sys.argv[2])
+        return
     if len(sys.argv) != 3:
-        sys.exit("usage: reference_parser.py A B")
+        sys.exit("usage: reference_parser.py A B | reference_parser.py --summary LOG")
     ops = compare(side(sys.argv[1]), side(sys.argv[2]))
     print(HEADER)
     total = {"ratios": [], "torch": [], "fallback": 0, "unpaired": 0, "failed": 0}

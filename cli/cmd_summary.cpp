@@ -93,6 +93,33 @@ Examples:
   zl summary runs/campaign-1 --db results.sqlite         keep the rows in a store
 )";
 
+// zl summary PATH…: the summary (or every row) of the runs the paths stand for, or of the store.
+void one_side(const std::vector<std::string>& paths, bool rows, results::text::Format format,
+              results::store::Store* store)
+{
+  const auto found = paths.empty() ? results::parse::Discovery() : find_runs("summary", paths);
+  if (!paths.empty() && store == nullptr && !rows) {
+    // Folded as read: a huge log or campaign costs the groups' values, not its rows.
+    results::compare::SummaryFold fold(found.ops);
+    stream_runs("summary", found, fold);
+    auto summary = fold.finish();
+    summary.attempts = found.attempts;
+    std::cout << results::text::format_summary(summary, paths, format);
+    return;
+  }
+  // No PATH: the store's runs (cmd_summary asks for --db FILE then).
+  const auto runs = !paths.empty()     ? read_runs("summary", found, store)
+                    : store != nullptr ? store->load()
+                                       : std::vector<results::Run>();
+  if (rows) {
+    std::cout << results::text::format_rows(runs, format);
+    return;
+  }
+  auto summary = results::compare::summarize(runs, found.ops);
+  summary.attempts = found.attempts;
+  std::cout << results::text::format_summary(summary, paths, format);
+}
+
 } // namespace
 
 int cmd_summary(Context&, const Args& args)
@@ -140,15 +167,7 @@ int cmd_summary(Context&, const Args& args)
     store = std::make_unique<results::store::Store>((*vm)["db"].as<std::string>());
   }
   if (!ab) {
-    const auto found = paths.empty() ? results::parse::Discovery() : find_runs("summary", paths);
-    const auto runs = paths.empty() ? store->load() : read_runs("summary", found, store.get());
-    if ((*vm)["rows"].as<bool>()) {
-      std::cout << results::text::format_rows(runs, format);
-      return k_exit_ok;
-    }
-    auto summary = results::compare::summarize(runs, found.ops);
-    summary.attempts = found.attempts;
-    std::cout << results::text::format_summary(summary, paths, format);
+    one_side(paths, (*vm)["rows"].as<bool>(), format, store.get());
     return k_exit_ok;
   }
 

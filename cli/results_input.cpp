@@ -2,6 +2,7 @@
 
 #include "results/compare/ab.hpp"
 #include "results/compare/summary.hpp"
+#include "results/parse/stream.hpp"
 #include "results/store/store.hpp"
 #include "util/error.hpp"
 
@@ -45,10 +46,13 @@ results::parse::Discovery find_runs(const std::string& command, const std::vecto
   return found;
 }
 
-std::vector<results::Run> read_runs(const std::string& command, const results::parse::Discovery& found,
-                                    results::store::Store* store)
+namespace {
+
+// Each run's files not read, malformed lines and foreign record-log entries on stderr, then
+// their counts. R: a Run or parse::RunNotes.
+template <typename R>
+void report_notes(const std::string& command, const std::vector<R>& runs)
 {
-  auto runs = results::parse::load_all(found.sources);
   std::size_t bad = 0, foreign = 0;
   for (const auto& r : runs) {
     results::parse::print_diagnostics(std::cerr, r.warnings);
@@ -65,6 +69,20 @@ std::vector<results::Run> read_runs(const std::string& command, const results::p
                              "above): a worker or session wrote into a record log not its own\n",
                              command, foreign, foreign == 1 ? "y" : "ies");
   }
+}
+
+} // namespace
+
+void stream_runs(const std::string& command, const results::parse::Discovery& found, results::parse::RunSink& sink)
+{
+  report_notes(command, results::parse::stream_all(found.sources, sink));
+}
+
+std::vector<results::Run> read_runs(const std::string& command, const results::parse::Discovery& found,
+                                    results::store::Store* store)
+{
+  auto runs = results::parse::load_all(found.sources);
+  report_notes(command, runs);
   if (store == nullptr) {
     return runs;
   }

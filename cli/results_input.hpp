@@ -24,6 +24,10 @@ results::parse::Discovery find_runs(const std::string& command, const std::vecto
 std::vector<results::Run> read_runs(const std::string& command, const results::parse::Discovery& found,
                                     results::store::Store* store);
 
+// The runs found, streamed into sink (parse::stream_all: one run at a time, the rows never all
+// held), their malformed lines reported on stderr as read_runs reports them.
+void stream_runs(const std::string& command, const results::parse::Discovery& found, results::parse::RunSink& sink);
+
 // Throws Error naming the caliber fields on which the sides differ, unless force.
 void refuse_caliber_difference(const std::vector<results::Run>& a, const std::vector<results::Run>& b, bool force);
 

@@ -59,6 +59,17 @@ std::string_view TextStore::copy(std::string_view s)
   return {out, s.size()};
 }
 
+std::string_view TextStore::intern(std::string_view s)
+{
+  if (s.empty()) {
+    return {};
+  }
+  if (const auto it = m_interned.find(s); it != m_interned.end()) {
+    return *it;
+  }
+  return *m_interned.insert(copy(s)).first;
+}
+
 const RowLabels* TextStore::keep(const RowLabels& labels)
 {
   return new (reserve(sizeof(RowLabels), alignof(RowLabels))) RowLabels(labels);

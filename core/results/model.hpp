@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -114,12 +115,16 @@ public:
   std::string_view adopt(std::string text);
   // Copies s into storage that never moves.
   std::string_view copy(std::string_view s);
+  // copy, once: the same text again gives the same view (the op and dtype names, timers that
+  // every table of a long log repeats cost their bytes once).
+  std::string_view intern(std::string_view s);
   // Keeps labels (whose strings must already be in this store) where they never move.
   const RowLabels* keep(const RowLabels& labels);
 
 private:
   std::vector<std::unique_ptr<std::string>> m_texts;
   std::vector<std::unique_ptr<char[]>> m_blocks;
+  std::unordered_set<std::string_view> m_interned;
   util::Arena* m_arena = nullptr;
   char* m_block = nullptr;
   static constexpr std::size_t k_block = std::size_t{64} * 1024;

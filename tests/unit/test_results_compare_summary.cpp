@@ -176,3 +176,34 @@ TEST_CASE("zl::results::compare::measured_peak: the copy's bandwidth, the GEMM's
   CHECK(p.fp16_tflops == 0); // no float16 figure: float16 rows get no measured share
   CHECK(p.fp32_tflops == 700.0);
 }
+
+TEST_CASE("zl::results::compare::SummaryFold: run by run, the summary summarize gives")
+{
+  const auto a = zl::test::run_of(zl::test::table("abs", "torch.float16", {{"[1]", 2, 1}, {"[2]", 3, 0}}) +
+                                  zl::test::table("mm", "torch.float32", {{"[3]", 1, 2}}));
+  const auto b = zl::test::run_of("ZL_TIMER op=abs timer=graph node=t.py::test_abs\n" +
+                                  zl::test::table("abs", "torch.float16", {{"[1]", 4, 1}}));
+  compare::SummaryFold fold;
+  for (const auto* run : {&a, &b}) {
+    fold.begin(*run);
+    for (const auto& r : run->rows) {
+      fold.row(*run, r);
+    }
+    for (const auto& m : run->markers) {
+      fold.marker(*run, m);
+    }
+    fold.end(*run);
+  }
+  const auto folded = fold.finish();
+  const auto whole = compare::summarize(std::vector<const Run*>{&a, &b});
+  CHECK(folded.runs == 2);
+  REQUIRE(folded.groups.size() == whole.groups.size());
+  for (std::size_t i = 0; i < whole.groups.size(); ++i) {
+    CHECK(folded.groups[i].op == whole.groups[i].op);
+    CHECK(folded.groups[i].rows == whole.groups[i].rows);
+    CHECK(folded.groups[i].failed == whole.groups[i].failed);
+    CHECK(folded.groups[i].geomean_speedup == whole.groups[i].geomean_speedup);
+  }
+  CHECK(folded.total.rows == 4);
+  CHECK(folded.markers == whole.markers);
+}

@@ -5,10 +5,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
-#include <map>
-#include <set>
 #include <thread>
 
 namespace zl::results::compare {
@@ -154,38 +153,15 @@ Verdict verdict_of(const Pairing& p, const AbOptions& o)
   return std::fabs(p.ratio - 1) <= o.threshold ? Verdict::same : Verdict::ambiguous;
 }
 
-void finish(OpComparison& c)
-{
-  if (c.pairs > 0) {
-    c.geomean = std::exp(c.log_sum / static_cast<double>(c.pairs));
-  }
-  if (c.torch_pairs > 0) {
-    c.torch_geomean = std::exp(c.torch_log_sum / static_cast<double>(c.torch_pairs));
-  }
-}
-
-void add(OpComparison& c, const Pairing& p)
-{
-  ++c.pairs;
-  c.log_sum += std::log(p.ratio);
-  c.min = has_value(c.min) ? std::min(c.min, p.ratio) : p.ratio;
-  c.max = has_value(c.max) ? std::max(c.max, p.ratio) : p.ratio;
-  if (has_value(p.torch_ratio)) {
-    ++c.torch_pairs;
-    c.torch_log_sum += std::log(p.torch_ratio);
-  }
-  c.fallback_pairs += p.fallback ? 1 : 0;
-  ++c.verdicts[static_cast<std::size_t>(p.verdict)];
-}
-
-// Pairs one group of A with its group of B (b == k_none: none) into the result.
-void pair(AbResult& out, SideIndex& a, std::uint32_t ga, SideIndex& b, std::uint32_t gb, const AbOptions& o,
-          Samples& sa, Samples& sb)
+// Pairs one group of A with its group of B (b == k_none: none): into p when they pair (true),
+// else into the result's unpaired or failed.
+bool pair(AbResult& out, SideIndex& a, std::uint32_t ga, SideIndex& b, std::uint32_t gb, const AbOptions& o,
+          Samples& sa, Samples& sb, Pairing& p)
 {
   collect(a, ga, sa);
   if (gb == k_none) {
     (sa.gems.empty() ? out.failed : out.unpaired).push_back(unmatched(a, ga, 'A', sa.error));
-    return;
+    return false;
   }
   b.matched[gb] = 1;
   collect(b, gb, sb);
@@ -193,9 +169,8 @@ void pair(AbResult& out, SideIndex& a, std::uint32_t ga, SideIndex& b, std::uint
     const char side = sa.gems.empty() && sb.gems.empty() ? '2' : sa.gems.empty() ? 'A' : 'B';
     out.failed.push_back(
         unmatched(side == 'B' ? b : a, side == 'B' ? gb : ga, side, side == 'B' ? sb.error : sa.error));
-    return;
+    return false;
   }
-  Pairing p;
   p.row = a.rows[a.first[ga]];
   p.a_samples = static_cast<std::uint32_t>(sa.gems.size());
   p.b_samples = static_cast<std::uint32_t>(sb.gems.size());
@@ -214,73 +189,7 @@ void pair(AbResult& out, SideIndex& a, std::uint32_t ga, SideIndex& b, std::uint
   p.est_a = estimate_side(sa.sets), p.est_b = estimate_side(sb.sets);
   p.torch_a = estimate_side(sa.torch_sets), p.torch_b = estimate_side(sb.torch_sets);
   p.verdict = p.throttled && !o.keep_throttled ? Verdict::none : verdict_of(p, o);
-  out.pairings.push_back(p);
-}
-
-// torch's own latency in the same row is a control: it is timed just before FlagGems' in the same
-// process, and the two builds under comparison leave it alone. Where it moved clearly beyond the
-// threshold (its interval, from its own samples alone, lies outside +-threshold), the process or
-// machine was not in the same state for that row on the two sides: how far it moved (ln units)
-// is added to FlagGems' uncertainty, so that only a difference well beyond it is called. 0: none.
-double control_shift(const Pairing& p, const AbOptions& o)
-{
-  if (!p.est_a.valid() || !p.est_b.valid() || !p.torch_a.valid() || !p.torch_b.valid()) {
-    return 0;
-  }
-  const auto ci = interval(p.torch_a, p.torch_b, 0);
-  return ci.lo > o.threshold || ci.hi < -o.threshold ? std::log1p(ci.diff) : 0;
-}
-
-// The verdicts of pairings with samples on both sides (verdict.hpp); the U test's stand elsewhere.
-void judge_sampled(AbResult& out, const AbOptions& o)
-{
-  std::vector<std::size_t> sampled, group;
-  std::vector<SideEstimate> ea, eb;
-  for (std::size_t k = 0; k < out.pairings.size(); ++k) {
-    auto& p = out.pairings[k];
-    p.control_shift = control_shift(p, o);
-    p.control_moved = p.control_shift != 0;
-    out.throttled += p.throttled ? 1 : 0;
-    if (p.throttled && !o.keep_throttled) {
-      continue; // no verdict, and no part in the noise it would be judged against
-    }
-    if (p.est_a.valid() && p.est_b.valid()) { // a moved control's row is process noise too
-      // pairings come op by op: a new op, a new group
-      const bool same_op = !group.empty() && p.op() == out.pairings[sampled.back()].op();
-      group.push_back(group.empty() ? 0 : same_op ? group.back() : group.back() + 1);
-      sampled.push_back(k), ea.push_back(p.est_a), eb.push_back(p.est_b);
-    }
-  }
-  out.process_noise_given = o.process_noise.has_value();
-  const auto noise = estimate_process_noise(ea, eb, group);
-  const double tau2 = o.process_noise ? std::pow(std::log1p(*o.process_noise), 2) : noise.side2();
-  out.process_noise = std::expm1(std::sqrt(tau2));
-  out.process_noise_ops = o.process_noise ? 0 : std::expm1(std::sqrt(noise.op2 / 2));
-  out.sampled = sampled.size();
-  out.process_noise_known = o.process_noise.has_value() || noise.known;
-  std::vector<double> ps;
-  for (const auto k : sampled) {
-    auto& p = out.pairings[k];
-    auto ea_row = p.est_a;
-    ea_row.variance += p.control_shift * p.control_shift;
-    const auto ci = interval(ea_row, p.est_b, tau2);
-    p.diff = ci.diff, p.diff_lo = ci.lo, p.diff_hi = ci.hi, p.p = ci.p;
-    ps.push_back(ci.p);
-  }
-  const auto qs = benjamini_hochberg(ps);
-  for (std::size_t i = 0; i < sampled.size(); ++i) {
-    auto& p = out.pairings[sampled[i]];
-    p.q = qs[i];
-    out.control_moved += p.control_moved ? 1 : 0;
-    // With one round a side and no noise told, nothing says how far two processes differ.
-    const bool told = out.process_noise_known || (p.est_a.rounds > 1 && p.est_b.rounds > 1);
-    p.verdict = Verdict::ambiguous;
-    if (told && p.diff_lo >= -o.threshold && p.diff_hi <= o.threshold) {
-      p.verdict = Verdict::same;
-    } else if (told && p.q < o.alpha && (p.diff_lo > 0 || p.diff_hi < 0)) {
-      p.verdict = p.diff_lo > 0 ? Verdict::slower : Verdict::faster;
-    }
-  }
+  return true;
 }
 
 // Runs f(begin, end, part) over [0, n) in parts on several threads, each part big enough to be
@@ -330,24 +239,34 @@ AbResult compare(const std::vector<Run>& a, const std::vector<Run>& b, const AbO
   for (const auto n : ib.size) {
     out.rounds_b = std::max<std::size_t>(out.rounds_b, n);
   }
-  // A's groups in parts, each into a result of its own (B's group of a key is another part's
-  // never), then joined in order.
-  std::vector<AbResult> parts(8);
+  // A's groups in parts (B's group of a key is another part's never), each writing its pairings
+  // into its own stretch of out.pairings (a group pairs once at most), then closed up in order:
+  // a million pairings are never held twice.
+  std::vector<AbResult> parts(8); // their unpaired and failed
+  std::array<std::size_t, 8> starts{}, written{};
+  out.pairings.resize(ia.first.size());
   const auto n_parts = in_parts(ia.first.size(), 50000, [&](std::size_t begin, std::size_t end, std::size_t t) {
     Samples sa, sb;
-    parts[t].pairings.reserve(end - begin);
+    starts[t] = begin;
     for (auto ga = static_cast<std::uint32_t>(begin); ga < end; ++ga) {
       const auto i = ia.first[ga];
       const auto gb = ib.index.find(ia.hash[ga], [&](std::uint32_t g) { return same_key(ib, ib.first[g], ia, i); });
-      pair(parts[t], ia, ga, ib, gb, options, sa, sb);
+      auto& slot = out.pairings[begin + written[t]];
+      if (pair(parts[t], ia, ga, ib, gb, options, sa, sb, slot)) {
+        ++written[t];
+      }
     }
   });
-  out.pairings.reserve(std::min(ia.first.size(), ib.first.size()));
+  std::size_t paired = 0;
   for (std::size_t t = 0; t < n_parts; ++t) {
-    out.pairings.insert(out.pairings.end(), parts[t].pairings.begin(), parts[t].pairings.end());
+    const auto from = out.pairings.begin() + static_cast<std::ptrdiff_t>(starts[t]);
+    std::move(from, from + static_cast<std::ptrdiff_t>(written[t]),
+              out.pairings.begin() + static_cast<std::ptrdiff_t>(paired));
+    paired += written[t];
     out.unpaired.insert(out.unpaired.end(), parts[t].unpaired.begin(), parts[t].unpaired.end());
     out.failed.insert(out.failed.end(), parts[t].failed.begin(), parts[t].failed.end());
   }
+  out.pairings.resize(paired);
   parts.clear();
   judge_sampled(out, options);
   Samples sb;
@@ -357,45 +276,7 @@ AbResult compare(const std::vector<Run>& a, const std::vector<Run>& b, const AbO
       (sb.gems.empty() ? out.failed : out.unpaired).push_back(unmatched(ib, gb, 'B', sb.error));
     }
   }
-  // Per op, in name order.
-  std::map<std::string_view, OpComparison> ops;
-  std::size_t fewest_a = SIZE_MAX, fewest_b = SIZE_MAX;
-  OpComparison* current = nullptr; // pairings come op by op: look the op up when it changes
-  for (std::size_t k = 0; k < out.pairings.size(); ++k) {
-    const auto& p = out.pairings[k];
-    if (current == nullptr || p.op() != out.pairings[k - 1].op()) {
-      current = &ops[p.op()];
-    }
-    add(*current, p);
-    add(out.total, p);
-    if (p.verdict != Verdict::none && !has_value(p.diff)) { // judged by the U test over rounds
-      fewest_a = std::min<std::size_t>(fewest_a, p.a_samples);
-      fewest_b = std::min<std::size_t>(fewest_b, p.b_samples);
-    }
-    const bool regressed = options.fail_on_regression && p.ratio > 1 + *options.fail_on_regression &&
-                           (p.verdict == Verdict::slower || p.verdict == Verdict::none) &&
-                           (!p.throttled || options.keep_throttled);
-    if (regressed) {
-      out.regressions.push_back(k);
-    }
-  }
-  out.tested = fewest_a != SIZE_MAX || out.sampled > 0;
-  out.min_p = fewest_a != SIZE_MAX ? min_p_value(fewest_a, fewest_b) : 1.0;
-  for (const auto& u : out.unpaired) {
-    ++ops[u.op].unpaired;
-    ++out.total.unpaired;
-  }
-  for (const auto& f : out.failed) {
-    ++ops[f.op].failed;
-    ++out.total.failed;
-  }
-  for (auto& [op, c] : ops) {
-    c.op = std::string(op);
-    finish(c);
-    out.ops.push_back(std::move(c));
-  }
-  out.total.op = "total";
-  finish(out.total);
+  tally(out, options);
   return out;
 }
 

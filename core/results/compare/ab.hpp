@@ -116,6 +116,15 @@ struct AbResult
 // Pairs and compares. The runs must outlive the result (it views their rows).
 AbResult compare(const std::vector<Run>& a, const std::vector<Run>& b, const AbOptions& options);
 
+// The part of compare that judges the pairings with samples on both sides (verdict.hpp), and
+// counts the throttled ones; the U test's verdicts, over rounds, stand elsewhere.
+void judge_sampled(AbResult& out, const AbOptions& o);
+
+// The part of compare that adds the pairings up, per op (in name order) and in total: their
+// ratios and verdicts, the unpaired and failed keys, the regressions (--fail-on-regression), and
+// what the U test over rounds could tell (tested, min_p).
+void tally(AbResult& out, const AbOptions& options);
+
 // A Size Detail in one spelling for both sources: the text table's repr
 // "([torch.Size([64, 64]), 1], {'out': torch.Size([])})" and the record log's JSON
 // "[[[64, 64], 1], {\"out\": []}]" both become [[[64,64],1],{"out":[]}].

@@ -19,7 +19,8 @@ void add_samples(GroupSummary& g, const Run& run, const Row& r, std::vector<Unst
       continue;
     }
     if (s->stats.warnings != 0) {
-      unstable.push_back({r.op(), r.dtype(), r.shape, gems ? "gems" : "torch", s});
+      unstable.push_back(
+          {std::string(r.op()), std::string(r.dtype()), std::string(r.shape), gems ? "gems" : "torch", s->stats});
     }
     if (gems) {
       ++g.sampled;
@@ -35,15 +36,7 @@ bool positive(double v)
   return has_value(v) && v > 0 && std::isfinite(v);
 }
 
-// What one run's rows are read against: its device's spec peak and what zl calibrate measured on
-// it, and where the summary counts them (found on the first row with a figure: the vectors grow).
-struct RunPeaks
-{
-  std::optional<devices::Peak> spec, measured;
-  std::optional<calibrate::Calibration> calibration;
-  DevicePeak* device = nullptr;
-  MeasuredPeak* measured_at = nullptr;
-};
+using RunPeaks = SummaryFold::Peaks;
 
 RunPeaks peaks_of(const RunInfo& info)
 {
@@ -144,21 +137,13 @@ void finish(GroupSummary& g)
   g.measured_bandwidth_pcts = {}, g.measured_tflops_pcts = {};
 }
 
-// What a run adds beside its rows: its caliber, its telemetry, its markers.
+// What a run adds beside its rows: its caliber, its telemetry.
 void note_run(Summary& s, const Run& run)
 {
   ++s.calibers[describe(run.info.caliber)];
   s.telemetry_runs += run.info.telemetry_file.empty() ? 0U : 1U;
   if (s.throttle_cause.empty()) {
     s.throttle_cause = run.info.throttle_cause;
-  }
-  for (const auto& m : run.markers) {
-    if (m.name != parse::marker_names::k_zl_run && m.name != parse::marker_names::k_zl_timer) {
-      ++s.markers[m.name];
-      if (!m.op.empty()) {
-        s.marker_ops[m.name].insert(m.op);
-      }
-    }
   }
 }
 
@@ -238,6 +223,94 @@ std::string status_cell(const std::set<OpState>& states)
   return names.empty() && !states.empty() ? std::string(name(OpState::ok)) : fmt::format("{}", fmt::join(names, ","));
 }
 
+GroupSummary& SummaryFold::group(std::string_view op, std::string_view dtype)
+{
+  auto it = std::lower_bound(m_groups.begin(), m_groups.end(), std::make_pair(op, dtype),
+                             [](const GroupSummary& g, const std::pair<std::string_view, std::string_view>& k) {
+                               return std::tie(g.op, g.dtype) < std::tie(k.first, k.second);
+                             });
+  if (it == m_groups.end() || it->op != op || it->dtype != dtype) {
+    GroupSummary g;
+    g.op = std::string(op);
+    g.dtype = std::string(dtype);
+    it = m_groups.insert(it, std::move(g));
+  }
+  return *it;
+}
+
+void SummaryFold::begin(const Run& run)
+{
+  m_current = nullptr;
+  m_recorded = parse_op_state(run.info.status);
+  m_peaks = peaks_of(run.info);
+  m_rows = 0;
+}
+
+void SummaryFold::row(const Run& run, const Row& r)
+{
+  ++m_rows;
+  if (r.source == RowSource::test_failure && m_recorded == OpState::unsupported) {
+    return; // a refusal whose summary line pytest cut before the words that tell it
+  }
+  if (m_current == nullptr || m_current->op != r.op() || m_current->dtype != r.dtype()) {
+    m_current = &group(r.op(), r.dtype());
+    if (run.info.campaign_status) {
+      m_statuses[{m_current->op, m_current->dtype}].insert(*run.info.campaign_status);
+    }
+  }
+  add(*m_current, r);
+  add_samples(*m_current, run, r, m_summary.unstable);
+  add_peak(*m_current, r, m_peaks, m_summary, run.info.device_name);
+}
+
+void SummaryFold::marker(const Run&, const Marker& m)
+{
+  if (m.name != parse::marker_names::k_zl_run && m.name != parse::marker_names::k_zl_timer) {
+    ++m_summary.markers[m.name];
+    if (!m.op.empty()) {
+      m_summary.marker_ops[m.name].insert(m.op);
+    }
+  }
+}
+
+void SummaryFold::end(const Run& run)
+{
+  ++m_summary.runs;
+  note_run(m_summary, run);
+  // A run outside a campaign that FlagGems declined has no row: its status still shows.
+  if (!run.info.campaign_status && m_rows == 0 && !run.info.op.empty() && m_recorded && *m_recorded != OpState::ok &&
+      settled(*m_recorded)) {
+    group(run.info.op, "");
+    m_statuses[{run.info.op, ""}].insert(*m_recorded);
+  }
+  m_current = nullptr;
+}
+
+Summary SummaryFold::finish()
+{
+  auto& s = m_summary;
+  for (const auto& o : m_ops) {
+    if (o.status != OpState::ok) {
+      // An op that failed is counted as failed; one FlagGems declined (unsupported, skipped)
+      // only shows its status.
+      group(o.op, "").failed += settled(o.status) ? 0 : 1;
+      m_statuses[{o.op, ""}].insert(o.status);
+    }
+  }
+  for (auto& g : m_groups) {
+    if (const auto it = m_statuses.find({g.op, g.dtype}); it != m_statuses.end()) {
+      g.status = status_cell(it->second);
+    }
+    merge(s.total, g); // before finish, which lets go of the noises
+    compare::finish(g);
+  }
+  compare::finish(s.total);
+  s.total.op = "total";
+  s.groups = std::move(m_groups);
+  s.ops = std::move(m_ops);
+  return std::move(s);
+}
+
 Summary summarize(const std::vector<Run>& runs, const std::vector<OpOutcome>& ops)
 {
   std::vector<const Run*> all;
@@ -250,73 +323,18 @@ Summary summarize(const std::vector<Run>& runs, const std::vector<OpOutcome>& op
 
 Summary summarize(const std::vector<const Run*>& runs, const std::vector<OpOutcome>& ops)
 {
-  Summary s;
-  s.ops = ops;
-  s.runs = runs.size();
-  // Runs of one campaign repeat few (op, dtype) pairs: a sorted vector beats a map here.
-  std::vector<GroupSummary> groups;
-  auto find_group = [&](std::string_view op, std::string_view dtype) -> GroupSummary& {
-    auto it = std::lower_bound(groups.begin(), groups.end(), std::make_pair(op, dtype),
-                               [](const GroupSummary& g, const std::pair<std::string_view, std::string_view>& k) {
-                                 return std::tie(g.op, g.dtype) < std::tie(k.first, k.second);
-                               });
-    if (it == groups.end() || it->op != op || it->dtype != dtype) {
-      GroupSummary g;
-      g.op = std::string(op);
-      g.dtype = std::string(dtype);
-      it = groups.insert(it, std::move(g));
+  SummaryFold fold(ops);
+  for (const auto* run : runs) {
+    fold.begin(*run);
+    for (const auto& r : run->rows) {
+      fold.row(*run, r);
     }
-    return *it;
-  };
-  // A group's status is that of the runs its rows come from: a campaign op's tables may name
-  // other operators (test_pow prints pow_tensor_scalar, …).
-  std::map<std::pair<std::string, std::string>, std::set<OpState>> statuses;
-  for (const auto* run_ptr : runs) {
-    const auto& run = *run_ptr;
-    note_run(s, run);
-    const auto recorded = parse_op_state(run.info.status); // none: a status only a run has
-    // A run outside a campaign that FlagGems declined has no row: its status still shows.
-    if (!run.info.campaign_status && run.rows.empty() && !run.info.op.empty() && recorded && *recorded != OpState::ok &&
-        settled(*recorded)) {
-      find_group(run.info.op, "");
-      statuses[{run.info.op, ""}].insert(*recorded);
+    for (const auto& m : run->markers) {
+      fold.marker(*run, m);
     }
-    GroupSummary* current = nullptr;
-    auto peaks = peaks_of(run.info);
-    for (const auto& r : run.rows) {
-      if (r.source == RowSource::test_failure && recorded == OpState::unsupported) {
-        continue; // a refusal whose summary line pytest cut before the words that tell it
-      }
-      if (current == nullptr || current->op != r.op() || current->dtype != r.dtype()) {
-        current = &find_group(r.op(), r.dtype());
-        if (run.info.campaign_status) {
-          statuses[{current->op, current->dtype}].insert(*run.info.campaign_status);
-        }
-      }
-      add(*current, r);
-      add_samples(*current, run, r, s.unstable);
-      add_peak(*current, r, peaks, s, run.info.device_name);
-    }
+    fold.end(*run);
   }
-  for (const auto& o : ops) {
-    if (o.status != OpState::ok) {
-      // An op that failed is counted as failed; one FlagGems declined (unsupported, skipped)
-      // only shows its status.
-      find_group(o.op, "").failed += settled(o.status) ? 0 : 1;
-      statuses[{o.op, ""}].insert(o.status);
-    }
-  }
-  for (auto& g : groups) {
-    if (const auto it = statuses.find({g.op, g.dtype}); it != statuses.end()) {
-      g.status = status_cell(it->second);
-    }
-    merge(s.total, g); // before finish, which lets go of the noises
-    finish(g);
-  }
-  finish(s.total);
-  s.total.op = "total";
-  s.groups = std::move(groups);
-  return s;
+  return fold.finish();
 }
 
 } // namespace zl::results::compare

@@ -5,8 +5,10 @@
 #include "calibrate/calibrate.hpp"
 #include "devices/peaks.hpp"
 #include "results/model.hpp"
+#include "results/parse/sources.hpp"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -67,12 +69,13 @@ struct MeasuredPeak
 // The measured peak as a devices::Peak: the copy's bandwidth, the GEMM's throughput for its dtype.
 devices::Peak measured_peak(const calibrate::Calibration& c);
 
-// A row whose samples warn (samples.hpp): FlagGems' side, or torch's.
+// A row whose samples warn (samples.hpp): FlagGems' side, or torch's. Its own copy: the runs
+// of a streaming summary are gone when it is printed.
 struct UnstableRow
 {
-  std::string_view op, dtype, shape;
+  std::string op, dtype, shape;
   const char* side = "gems";
-  const SampleSet* samples = nullptr;
+  SampleStats stats;
 };
 
 struct Summary
@@ -85,11 +88,52 @@ struct Summary
   std::map<std::string, std::set<std::string>> marker_ops; // name -> ops they name
   std::vector<OpOutcome> ops;                              // of the campaigns read: each op's status
   std::vector<std::string> attempts;                       // earlier attempts, listed, not counted
-  std::vector<UnstableRow> unstable;                       // views into the runs summarized
+  std::vector<UnstableRow> unstable;                       // rows whose samples warn
   std::size_t telemetry_runs = 0;                          // runs with a telemetry.jsonl
   std::string throttle_cause;                              // the first throttled row's reason
   std::vector<DevicePeak> devices;                         // those whose rows have GBPS or TFLOPS
   std::vector<MeasuredPeak> measured;                      // of those, the ones zl calibrate measured
+};
+
+// summarize, run by run as a stream hands them over (parse::stream_all): what it keeps is the
+// groups' values, never the rows, and the runs need not outlive it. The runs' order and each
+// run's rows' order are the summary's (sums are taken in that order).
+class SummaryFold final : public parse::RunSink
+{
+public:
+  explicit SummaryFold(std::vector<OpOutcome> ops = {}) : m_ops(std::move(ops)) {}
+  void begin(const Run& run) override;
+  void row(const Run& run, const Row& r) override;
+  void marker(const Run& run, const Marker& m) override;
+  void end(const Run& run) override;
+  // The summary of the runs folded; the fold is spent.
+  Summary finish();
+
+  // What one run's rows are read against: its device's spec peak and what zl calibrate measured
+  // on it, and where the summary counts them (found on the first row with a figure).
+  struct Peaks
+  {
+    std::optional<devices::Peak> spec, measured;
+    std::optional<calibrate::Calibration> calibration;
+    DevicePeak* device = nullptr;
+    MeasuredPeak* measured_at = nullptr;
+  };
+
+private:
+  GroupSummary& group(std::string_view op, std::string_view dtype);
+
+  std::vector<OpOutcome> m_ops;
+  Summary m_summary;
+  // Runs of one campaign repeat few (op, dtype) pairs: a sorted vector beats a map here.
+  std::vector<GroupSummary> m_groups;
+  // A group's status is that of the runs its rows come from: a campaign op's tables may name
+  // other operators (test_pow prints pow_tensor_scalar, …).
+  std::map<std::pair<std::string, std::string>, std::set<OpState>> m_statuses;
+  // The run being folded.
+  GroupSummary* m_current = nullptr; // its rows come table by table: looked up when it changes
+  std::optional<OpState> m_recorded; // its identity's status; none: a status only a run has
+  Peaks m_peaks;
+  std::size_t m_rows = 0;
 };
 
 // ops: what the campaigns' ops_status.csv say (a run's own status: RunInfo::campaign_status). An

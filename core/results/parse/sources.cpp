@@ -1,5 +1,6 @@
 #include "results/parse/sources.hpp"
 
+#include "results/parse/input.hpp"
 #include "results/parse/record_log.hpp"
 #include "results/parse/samples_file.hpp"
 #include "results/parse/table_parser.hpp"
@@ -8,30 +9,22 @@
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/string.hpp"
+#include "util/workers.hpp"
 
 #include <boost/filesystem.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
-#include <limits>
 #include <ostream>
 #include <set>
-#include <sys/stat.h>
 #include <thread>
-#include <unistd.h>
 
 namespace zl::results::parse {
 
 namespace fs = boost::filesystem;
 
 namespace {
-
-// A pipe or a device has no size: it is read whole, up to this.
-constexpr std::size_t k_max_stream = std::size_t{1} << 30;
 
 std::string read_whole(const std::string& path)
 {
@@ -135,63 +128,6 @@ void caliber_from_identity(RunInfo& info, std::string_view identity_json)
   info.driver = id ? id->driver : std::string();
 }
 
-std::string_view read_input(const std::string& path, std::vector<char>& buffer, std::size_t head, bool regular_only)
-{
-  // Non-blocking, so that a FIFO nobody writes to cannot hang zl in open(); a pipe that is read
-  // is then read blocking, as it was given.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  struct stat st = {};
-  if (fd < 0 || ::fstat(fd, &st) != 0) {
-    const int err = errno;
-    if (fd >= 0) {
-      ::close(fd);
-    }
-    throw Error(fmt::format("cannot read {}: {}", util::printable(path), std::strerror(err)));
-  }
-  const bool regular = S_ISREG(st.st_mode);
-  if ((regular_only && !regular) || S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    throw Error(fmt::format("cannot read {}: not a regular file", util::printable(path)));
-  }
-  if (!regular) {
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  }
-  const std::size_t size = static_cast<std::size_t>(std::max<off_t>(st.st_size, 0));
-  if (regular && head == 0 && size > util::k_log_limit) {
-    ::close(fd);
-    throw Error(fmt::format("cannot read {}: it is larger than {}", util::printable(path),
-                            util::format_bytes(util::k_log_limit)));
-  }
-  const std::size_t limit = head > 0 ? head : regular ? util::k_log_limit : k_max_stream + 1;
-  buffer.resize(std::max(buffer.size(), std::min(size, limit) + 1));
-  std::size_t done = 0;
-  while (done < limit) {
-    if (done == buffer.size()) {
-      buffer.resize(std::min(buffer.size() * 2, limit));
-    }
-    const ssize_t n = ::read(fd, buffer.data() + done, buffer.size() - done);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      throw Error(fmt::format("cannot read {}: {}", util::printable(path), std::strerror(err)));
-    }
-    if (n == 0) {
-      break;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  if (head == 0 && !regular && done > k_max_stream) {
-    throw Error(fmt::format("{} gives more than {} MiB: zl reads a pipe or device whole; save it to a file and "
-                            "give the file",
-                            util::printable(path), k_max_stream >> 20));
-  }
-  return {buffer.data(), std::min(done, limit)};
-}
-
 namespace {
 
 // The run's telemetry.jsonl marks the rows timed on a throttled device; a line it cannot read is
@@ -212,86 +148,109 @@ void read_telemetry(Run& run)
   }
 }
 
-} // namespace
-
-Run load(const Source& source, std::shared_ptr<util::Arena> arena)
+// The files of a run folder that lie inside it (a warning for each that does not: another run's
+// rows, or anything else a link or a path in the identity points at, are not this run's), and
+// its identity read.
+void find_files(const Source& source, Run& run)
 {
-  Run run;
-  run.arena = std::move(arena);
-  run.text.use(run.arena.get());
-  run.info.path = source.path;
-  run.info.campaign_status = source.campaign_status;
-  LogParse log;
-  std::vector<RecordEntry> entries;
-  if (source.kind == Source::Kind::run_folder) {
-    run.info.kind = "run";
-    const auto dir = fs::path(source.path);
-    boost::system::error_code ec;
-    const auto real_dir = fs::canonical(dir, ec).string() + "/";
-    // A file of the run, when its real path is inside the run folder: another run's rows, or
-    // anything else a link or a path in the identity points at, are not this run's.
-    auto inside = [&](const fs::path& file, const std::string& what) {
-      boost::system::error_code e;
-      if (!fs::exists(file, e)) {
-        return std::string();
-      }
-      const auto real = fs::canonical(file, e).string();
-      if (!e && real.compare(0, real_dir.size(), real_dir) == 0) {
-        return file.string();
-      }
-      run.warnings.push_back({what.empty() ? file.string() : (dir / run::k_identity_file).string(), 0,
-                              fmt::format("{}resolves outside the run folder (to {}): not read", what, real)});
+  run.info.kind = "run";
+  const auto dir = fs::path(source.path);
+  boost::system::error_code ec;
+  const auto real_dir = fs::canonical(dir, ec).string() + "/";
+  auto inside = [&](const fs::path& file, const std::string& what) {
+    boost::system::error_code e;
+    if (!fs::exists(file, e)) {
       return std::string();
-    };
-    if (const auto identity = inside(dir / run::k_identity_file, ""); !identity.empty()) {
-      read_identity(run, identity);
     }
-    run.info.log_file = inside(dir / "run.log", "");
-    if (!run.info.log_file.empty()) {
-      log = parse_text_log(read_input(run.info.log_file, thread_buffer(), 0, true), run.info.log_file, run.text,
-                           run.diagnostics);
+    const auto real = fs::canonical(file, e).string();
+    if (!e && real.compare(0, real_dir.size(), real_dir) == 0) {
+      return file.string();
     }
-    const fs::path named = run.info.record_file.empty() ? fs::path("record.log") : fs::path(run.info.record_file);
-    run.info.record_file = inside(named.is_absolute() ? named : dir / named,
-                                  named == "record.log" ? "" : fmt::format("record_log {} ", named.string()));
-    if (!run.info.record_file.empty()) {
-      entries = parse_record_log(read_input(run.info.record_file, thread_buffer(), 0, true), run.info.record_file,
-                                 run.diagnostics);
-    }
-    std::string timer; // ZL_RUN's, else the identity's; a copy: the marker may not outlive this
-    if (log.run_header >= 0) {
-      timer = log.markers[static_cast<std::size_t>(log.run_header)].get("timer");
-    }
-    const auto default_timer = run.text.copy(timer.empty() ? run.info.caliber.timer : timer);
-    if (merge_record(log.rows, log.tables, entries, default_timer, run.text, run.info.record_file, run.diagnostics,
-                     run.foreign)) {
-      number_occurrences(log.rows);
-    }
-    run.info.samples_file = inside(dir / "samples.bin", "");
-    run.info.telemetry_file = inside(dir / "telemetry.jsonl", "");
-  } else {
-    const auto text = source.content ? std::string_view(*source.content) : read_input(source.path, thread_buffer());
-    if (source.kind == Source::Kind::text_log) {
-      run.info.kind = "log";
-      run.info.log_file = source.path;
-      log = parse_text_log(text, source.path, run.text, run.diagnostics);
-    } else {
-      run.info.kind = "record";
-      run.info.record_file = source.path;
-      entries = parse_record_log(text, source.path, run.diagnostics);
-      log.rows = record_rows(entries, run.text);
-    }
-    // A file of which nothing is FlagGems' (empty, binary, another program's) is not 0 rows; a
-    // malformed line of a table or a record log is FlagGems' (and reported).
-    if (log.rows.empty() && log.tables.empty() && log.markers.empty() && entries.empty() && run.diagnostics.empty()) {
-      throw Error(fmt::format("no FlagGems table or record log found in {}: give FlagGems' output (pytest -s), its "
-                              "--record log file, or a run folder",
-                              source.path));
-    }
+    run.warnings.push_back({what.empty() ? file.string() : (dir / run::k_identity_file).string(), 0,
+                            fmt::format("{}resolves outside the run folder (to {}): not read", what, real)});
+    return std::string();
+  };
+  if (const auto identity = inside(dir / run::k_identity_file, ""); !identity.empty()) {
+    read_identity(run, identity);
   }
-  fill_from_log(run, log, entries);
-  run.rows = std::move(log.rows);
-  run.markers = std::move(log.markers);
+  run.info.log_file = inside(dir / "run.log", "");
+  const fs::path named = run.info.record_file.empty() ? fs::path("record.log") : fs::path(run.info.record_file);
+  run.info.record_file = inside(named.is_absolute() ? named : dir / named,
+                                named == "record.log" ? "" : fmt::format("record_log {} ", named.string()));
+  run.info.samples_file = inside(dir / "samples.bin", "");
+  run.info.telemetry_file = inside(dir / "telemetry.jsonl", "");
+}
+
+// Hands a log's rows and markers to a run's sink as the parser reads them.
+class Forward final : public RowSink
+{
+public:
+  Forward(const Run& run, RunSink* sink) : m_run(run), m_sink(sink) {}
+  void row(const Row& r) override { m_sink->row(m_run, r); }
+  void marker(const Marker& m) override { m_sink->marker(m_run, m); }
+
+private:
+  const Run& m_run;
+  RunSink* m_sink;
+};
+
+// The text log of source (a run folder's run.log, or the log itself), line by line.
+LogParse read_log(const Source& source, Run& run, RowSink* sink)
+{
+  const bool folder = source.kind == Source::Kind::run_folder;
+  if (!folder && source.content) { // a pipe's, read whole when it was sniffed
+    LineReader in(*source.content);
+    return parse_text_log(in, source.path, run.text, run.diagnostics, sink);
+  }
+  LineReader in(folder ? run.info.log_file : source.path, thread_buffer(), folder);
+  return parse_text_log(in, run.info.log_file, run.text, run.diagnostics, sink);
+}
+
+// A run folder's record log put together with its tables (merge_record).
+void merge_folder_record(Run& run, LogParse& log, std::vector<RecordEntry>& entries)
+{
+  if (!run.info.record_file.empty()) {
+    entries = parse_record_log(read_input(run.info.record_file, thread_buffer(), 0, true), run.info.record_file,
+                               run.diagnostics);
+  }
+  std::string timer; // ZL_RUN's, else the identity's; a copy: the marker may not outlive this
+  if (log.run_header >= 0) {
+    timer = log.markers[static_cast<std::size_t>(log.run_header)].get("timer");
+  }
+  const auto default_timer = run.text.copy(timer.empty() ? run.info.caliber.timer : timer);
+  if (merge_record(log.rows, log.tables, entries, default_timer, run.text, run.info.record_file, run.diagnostics,
+                   run.foreign)) {
+    number_occurrences(log.rows);
+  }
+}
+
+// What a bare log (text or record) holds; throws Error when nothing of it is FlagGems'.
+void read_bare(const Source& source, Run& run, LogParse& log, std::vector<RecordEntry>& entries, RowSink* sink)
+{
+  if (source.kind == Source::Kind::text_log) {
+    run.info.kind = "log";
+    run.info.log_file = source.path;
+    log = read_log(source, run, sink);
+  } else {
+    run.info.kind = "record";
+    run.info.record_file = source.path;
+    const auto text = source.content ? std::string_view(*source.content) : read_input(source.path, thread_buffer());
+    entries = parse_record_log(text, source.path, run.diagnostics);
+    log.rows = record_rows(entries, run.text);
+  }
+  // A file of which nothing is FlagGems' (empty, binary, another program's) is not 0 rows; a
+  // malformed line of a table or a record log is FlagGems' (and reported).
+  if (log.rows.empty() && log.rows_read == 0 && log.tables.empty() && log.markers_read == 0 && entries.empty() &&
+      run.diagnostics.empty()) {
+    throw Error(fmt::format("no FlagGems table or record log found in {}: give FlagGems' output (pytest -s), its "
+                            "--record log file, or a run folder",
+                            source.path));
+  }
+}
+
+// The samples and the telemetry of a run folder, given to its rows.
+void read_samples_and_telemetry(Run& run)
+{
   if (!run.info.samples_file.empty()) {
     // Its own buffer: the rows view the thread's buffer no more (they were copied into the
     // run's store), but a record log read into it may still be viewed by entries.
@@ -306,7 +265,68 @@ Run load(const Source& source, std::shared_ptr<util::Arena> arena)
   if (!run.info.telemetry_file.empty()) {
     read_telemetry(run);
   }
+}
+
+// Reads source into run: its rows kept, or with a sink handed over as they are read wherever
+// nothing else of the run must meet them first (its record log, its samples).
+void read_run(const Source& source, Run& run, RunSink* sink)
+{
+  run.text.use(run.arena.get());
+  run.info.path = source.path;
+  run.info.campaign_status = source.campaign_status;
+  const bool folder = source.kind == Source::Kind::run_folder;
+  if (folder) {
+    find_files(source, run);
+  }
+  const bool streams = sink != nullptr && source.kind != Source::Kind::record_log && run.info.record_file.empty() &&
+                       run.info.samples_file.empty();
+  Forward forward(run, sink);
+  if (streams) {
+    sink->begin(run);
+  }
+  LogParse log;
+  std::vector<RecordEntry> entries;
+  if (!folder) {
+    read_bare(source, run, log, entries, streams ? &forward : nullptr);
+  } else {
+    if (!run.info.log_file.empty()) {
+      log = read_log(source, run, streams ? &forward : nullptr);
+    }
+    if (!streams) {
+      merge_folder_record(run, log, entries);
+    }
+  }
+  fill_from_log(run, log, entries);
+  run.rows = std::move(log.rows);
+  run.markers = std::move(log.markers);
+  read_samples_and_telemetry(run);
+  if (sink != nullptr && !streams) {
+    sink->begin(run);
+    for (const auto& r : run.rows) {
+      sink->row(run, r);
+    }
+    for (const auto& m : run.markers) {
+      sink->marker(run, m);
+    }
+  }
+  if (sink != nullptr) {
+    sink->end(run);
+  }
+}
+
+} // namespace
+
+Run load(const Source& source, std::shared_ptr<util::Arena> arena)
+{
+  Run run;
+  run.arena = std::move(arena);
+  read_run(source, run, nullptr);
   return run;
+}
+
+void stream(const Source& source, Run& run, RunSink& sink)
+{
+  read_run(source, run, &sink);
 }
 
 std::vector<Run> load_all(const std::vector<Source>& sources, unsigned threads)
@@ -325,21 +345,7 @@ std::vector<Run> load_all(const std::vector<Source>& sources, unsigned threads)
       }
     }
   };
-  const unsigned n = std::min<unsigned>(threads ? threads : std::clamp(std::thread::hardware_concurrency(), 1u, 8u),
-                                        static_cast<unsigned>(std::max<std::size_t>(sources.size(), 1)));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < n; ++t) {
-    pool.emplace_back(work);
-  }
-  work();
-  for (auto& t : pool) {
-    t.join();
-  }
-  for (auto& e : errors) {
-    if (e) {
-      std::rethrow_exception(e);
-    }
-  }
+  util::run_workers(sources.size(), threads, work, errors);
   return runs;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "results/model.hpp"
+#include "results/parse/input.hpp"
 
 #include <cstdint>
 #include <iosfwd>
@@ -71,19 +72,35 @@ std::vector<std::pair<char, OpOutcome>> unfinished_ops(const Discovery& a, const
 // discover_all for one path, its sources alone.
 std::vector<Source> discover(const std::string& path);
 
-// The one read of results' inputs: the file into buffer (reused from file to file, so that a
-// campaign does not cost fresh memory for every log); the view is good until the next read into
-// buffer. head > 0: at most its first head bytes. A pipe or device is read whole, up to 1 GiB.
-// regular_only: a run folder's files, never pipes or devices. Throws Error naming the file.
-std::string_view read_input(const std::string& path, std::vector<char>& buffer, std::size_t head = 0,
-                            bool regular_only = false);
-
 // Reads one source: run_identity.json, run.log, the record log (files whose real path is
 // outside the run folder are left out, with a warning). Bad lines are reported in
 // run.diagnostics and skipped; an unreadable file, or a log in which nothing is FlagGems', throws
 // Error. With an arena the rows and their
 // strings are allocated there (load_all gives each thread one), else on the heap.
 Run load(const Source& source, std::shared_ptr<util::Arena> arena = nullptr);
+
+// What a streaming read of a run hands its reader: rows and markers in the order read (a run read
+// whole first: its rows, then its markers).
+class RunSink
+{
+public:
+  virtual ~RunSink() = default;
+  // Its identity is read: run.info says what that says (the caliber the log adds comes later).
+  virtual void begin(const Run& run) = 0;
+  // One of its rows. Where run keeps no rows, r's Size Detail views the line being read (copy
+  // what must outlive the call) and its occurrence is not numbered.
+  virtual void row(const Run& run, const Row& r) = 0;
+  virtual void marker(const Run& run, const Marker& m) = 0;
+  // Every file of it is read: run.info, diagnostics and warnings are whole.
+  virtual void end(const Run& run) = 0;
+};
+
+// Reads one source into run as load does, but hands its rows and markers to sink as they are
+// read instead of keeping them: a log of any length costs no more than its longest line. A run
+// whose record log or samples.bin must meet its rows first (merge_record, attach_samples), or a
+// bare record log, is read whole, its rows kept in run and handed over after. Throws as load;
+// run must not move until this returns.
+void stream(const Source& source, Run& run, RunSink& sink);
 
 // Loads sources on several threads (threads == 0: one per core, at most 8); the runs come
 // back in the order of sources.

@@ -1,6 +1,9 @@
 #include "results/parse/table_lines.hpp"
 
+#include <array>
 #include <charconv>
+#include <cstdint>
+#include <cstring>
 
 namespace zl::results::parse {
 
@@ -11,16 +14,65 @@ bool starts_with(std::string_view s, std::string_view p)
   return s.substr(0, p.size()) == p;
 }
 
+// A cell as FlagGems prints it ("0.012345", "-3.5", "42"), read to the same double as
+// std::from_chars reads it, but faster: its digits as an integer below 2^53 and a power of ten up
+// to 1e22 are both exact doubles, so their quotient is rounded once, correctly, as from_chars
+// rounds (Clinger's fast path). False for anything else (an exponent, more digits, …): from_chars
+// reads that.
+bool read_plain(const char*& p, const char* end, double& v)
+{
+  static constexpr double k_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  const char* q = p;
+  const bool negative = q < end && *q == '-';
+  q += negative ? 1 : 0;
+  std::uint64_t digits = 0;
+  int count = 0, fraction = 0;
+  auto read_digits = [&] {
+    const char* from = q;
+    for (; q < end && *q >= '0' && *q <= '9' && count < 19; ++q, ++count) {
+      digits = digits * 10 + static_cast<std::uint64_t>(*q - '0');
+    }
+    return static_cast<int>(q - from);
+  };
+  if (read_digits() == 0) {
+    return false;
+  }
+  if (q < end && *q == '.') {
+    ++q;
+    fraction = read_digits();
+    if (fraction == 0) {
+      return false;
+    }
+  }
+  if ((q < end && *q != ' ') || digits > (std::uint64_t{1} << 53) || fraction > 22) {
+    return false; // more digits, an exponent, text: not this simple form
+  }
+  const double value = static_cast<double>(digits) / k_pow10[fraction];
+  v = negative ? -value : value;
+  p = q;
+  return true;
+}
+
 // Reads one numeric cell or N/A; false (p unchanged) when the next text is not one.
 bool read_cell(const char*& p, const char* end, double& v)
 {
   const char* q = p;
+  // Cells are right-aligned in 20 columns: most of a row is spaces, skipped eight at a time.
+  constexpr std::uint64_t k_spaces = 0x2020202020202020ULL;
+  for (std::uint64_t word = 0; end - q >= 8 && (std::memcpy(&word, q, 8), word == k_spaces);) {
+    q += 8;
+  }
   while (q < end && *q == ' ') {
     ++q;
   }
   if (end - q >= 3 && q[0] == 'N' && q[1] == '/' && q[2] == 'A' && (end - q == 3 || q[3] == ' ')) {
     v = k_na;
     p = q + 3;
+    return true;
+  }
+  if (read_plain(q, end, v)) {
+    p = q;
     return true;
   }
   const auto [after, ec] = std::from_chars(q, end, v);
@@ -31,6 +83,17 @@ bool read_cell(const char*& p, const char* end, double& v)
   return true;
 }
 
+// What a byte of a Size Detail is to balanced: most are nothing (0), and skipped at once.
+enum : std::uint8_t { k_plain, k_open, k_close, k_quote, k_escape };
+constexpr std::array<std::uint8_t, 256> k_repr_class = [] {
+  std::array<std::uint8_t, 256> t{};
+  t['['] = t['('] = t['{'] = k_open;
+  t[']'] = t[')'] = t['}'] = k_close;
+  t['\''] = t['"'] = k_quote;
+  t['\\'] = k_escape;
+  return t;
+}();
+
 // A Size Detail is a Python repr: its brackets balance outside quotes, unless it was cut off.
 bool balanced(std::string_view s)
 {
@@ -38,20 +101,22 @@ bool balanced(std::string_view s)
   char quote = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
+    const auto kind = k_repr_class[static_cast<unsigned char>(c)];
+    if (kind == k_plain) {
+      continue;
+    }
     if (quote != 0) {
-      if (c == '\\') {
+      if (kind == k_escape) {
         ++i;
       } else if (c == quote) {
         quote = 0;
       }
-    } else if (c == '\'' || c == '"') {
+    } else if (kind == k_quote) {
       quote = c;
-    } else if (c == '[' || c == '(' || c == '{') {
+    } else if (kind == k_open) {
       ++depth;
-    } else if (c == ']' || c == ')' || c == '}') {
-      if (--depth < 0) {
-        return false;
-      }
+    } else if (kind == k_close && --depth < 0) {
+      return false;
     }
   }
   return depth == 0 && quote == 0;

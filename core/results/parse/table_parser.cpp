@@ -1,14 +1,17 @@
 #include "results/parse/table_parser.hpp"
 
+#include "results/parse/input.hpp"
 #include "results/parse/marker_names.hpp"
 #include "results/parse/markers.hpp"
 #include "results/parse/table_lines.hpp"
+#include "results/parse/test_scopes.hpp"
 #include "util/flat_index.hpp"
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cstring>
+#include <array>
+#include <map>
+#include <set>
 
 namespace zl::results::parse {
 
@@ -21,33 +24,11 @@ bool starts_with(std::string_view s, std::string_view p)
   return s.substr(0, p.size()) == p;
 }
 
-struct FallbackMark
-{
-  std::string op, dtype, shape;
-  std::size_t marker;
-};
-
-// One test, from its ZL_TIMER on: the timer of its tables and its fallback markers.
-struct Scope
-{
-  std::string node, op;
-  std::string_view timer;
-  std::vector<FallbackMark> fallbacks;
-  std::vector<std::size_t> poisoned; // its BENCHMARK_CAPTURE_POISONED markers: they concern its failure
-  bool failed = false;               // it left a FAILED row or a failure line
-};
-
-struct PendingFailure
-{
-  std::string node, reason;
-  std::uint32_t line;
-};
-
 class Parser
 {
 public:
-  Parser(std::string_view text, const std::string& file, TextStore& store, std::vector<Diagnostic>& diags)
-    : m_text(text), m_file(file), m_store(store), m_diags(diags)
+  Parser(LineReader& in, const std::string& file, TextStore& store, std::vector<Diagnostic>& diags, RowSink* sink)
+    : m_in(in), m_file(file), m_store(store), m_diags(diags), m_sink(sink)
   {
     m_out.rows = Rows(util::ArenaAllocator<Row>(store.arena()));
   }
@@ -60,32 +41,42 @@ private:
 
   void report(std::uint32_t line, std::string reason);
   std::string table_name() const;
-  void line(std::string_view text, std::size_t& next);
-  void outside(std::string_view text, std::size_t& next);
+  void line(std::string_view text);
+  void outside(std::string_view text);
   void row(std::string_view text);
+  void emit(Row& r);
   void end_table();
   void marker(Marker m);
-  void failure_line(const FailureLine& f, std::string_view text, std::size_t& next);
+  void keep_marker(Marker m);
+  void failure_line(const FailureLine& f, std::string_view text);
   void resolve_pending();
-  std::string_view timer() const { return m_scopes.back().timer.empty() ? m_run_timer : m_scopes.back().timer; }
-  const RowLabels* labels(std::string_view op, std::string_view dtype, std::string_view timer, std::string_view error)
+  std::string_view timer() const { return m_scopes.current().timer.empty() ? m_run_timer : m_scopes.current().timer; }
+  // The labels of op, dtype and timer: one copy for every table that shares them.
+  const RowLabels* labels(std::string_view op, std::string_view dtype, std::string_view timer)
   {
-    return m_store.keep({op, dtype, timer, error});
+    auto& kept = m_labels[{op.data(), dtype.data(), timer.data()}];
+    if (kept == nullptr) {
+      kept = m_store.keep({m_store.intern(op), m_store.intern(dtype), m_store.intern(timer), {}});
+    }
+    return kept;
   }
 
-  std::string_view m_text;
+  LineReader& m_in;
   const std::string& m_file;
   TextStore& m_store;
   std::vector<Diagnostic>& m_diags;
+  RowSink* m_sink;
   std::size_t m_reported = 0;
   LogParse m_out;
   State m_state = State::outside;
   std::uint32_t m_line = 0;
   std::string_view m_run_timer;
-  std::vector<Scope> m_scopes{Scope{}};
+  TestScopes m_scopes;
   const RowLabels* m_table_labels = nullptr;    // the current table's, made at its first row
   const RowLabels* m_fallback_labels = nullptr; // the same, timed directly
-  std::vector<PendingFailure> m_pending;
+  // Interned texts are told apart by where they are: a key of three pointers.
+  std::map<std::array<const char*, 3>, const RowLabels*> m_labels;
+  std::set<std::array<const char*, 4>> m_titles; // with a sink: the titles of the tables kept
 };
 
 void Parser::report(std::uint32_t line, std::string reason)
@@ -104,21 +95,13 @@ std::string Parser::table_name() const
 
 LogParse Parser::run()
 {
-  m_out.rows.reserve(m_text.size() / 100); // a table row is 110 bytes or more: no regrowth
-  std::size_t pos = 0;
-  while (pos < m_text.size()) {
-    const void* nl = std::memchr(m_text.data() + pos, '\n', m_text.size() - pos);
-    std::size_t next = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - m_text.data()) + 1 : m_text.size();
-    std::string_view text = m_text.substr(pos, next - pos);
-    if (!text.empty() && text.back() == '\n') {
-      text.remove_suffix(1);
-    }
-    if (!text.empty() && text.back() == '\r') {
-      text.remove_suffix(1);
-    }
+  if (m_sink == nullptr) {
+    m_out.rows.reserve(m_in.size_hint() / 100); // a table row is 110 bytes or more: no regrowth
+  }
+  std::string_view text;
+  while (m_in.next(text)) {
     ++m_line;
-    line(text, next);
-    pos = next;
+    line(text);
   }
   if (m_state == State::in_table) {
     end_table();
@@ -134,7 +117,7 @@ LogParse Parser::run()
   return std::move(m_out);
 }
 
-void Parser::line(std::string_view text, std::size_t& next)
+void Parser::line(std::string_view text)
 {
   switch (m_state) {
   case State::in_table:
@@ -144,7 +127,7 @@ void Parser::line(std::string_view text, std::size_t& next)
       end_table();
     } else if (starts_with(text, "Operator: ") || parse_marker(text).marker) {
       end_table();
-      outside(text, next);
+      outside(text);
     } else {
       report(m_line, fmt::format("not a row of the table {}: \"{}\"", table_name(), printable_excerpt(text)));
     }
@@ -154,7 +137,7 @@ void Parser::line(std::string_view text, std::size_t& next)
       report(m_line, fmt::format("table {}: {}: \"{}\"", table_name(), problem, printable_excerpt(text, 140)));
       m_out.tables.pop_back();
       m_state = State::outside;
-      outside(text, next);
+      outside(text);
     } else {
       m_state = State::want_separator;
     }
@@ -167,16 +150,16 @@ void Parser::line(std::string_view text, std::size_t& next)
                                  printable_excerpt(text)));
       m_out.tables.pop_back();
       m_state = State::outside;
-      outside(text, next);
+      outside(text);
     }
     return;
   case State::outside:
-    outside(text, next);
+    outside(text);
     return;
   }
 }
 
-void Parser::outside(std::string_view text, std::size_t& next)
+void Parser::outside(std::string_view text)
 {
   if (text.empty()) {
     return;
@@ -184,9 +167,9 @@ void Parser::outside(std::string_view text, std::size_t& next)
   std::string error;
   if (starts_with(text, "Operator: ")) {
     if (auto t = parse_title(text, error)) {
-      const auto n = static_cast<std::uint32_t>(m_out.rows.size());
-      m_out.tables.push_back(
-          {m_store.copy(t->op), m_store.copy(t->dtype), m_store.copy(t->mode), m_store.copy(t->level), m_line, n, n});
+      const auto n = static_cast<std::uint32_t>(m_out.rows_read);
+      m_out.tables.push_back({m_store.intern(t->op), m_store.intern(t->dtype), m_store.intern(t->mode),
+                              m_store.intern(t->level), m_line, n, n});
       m_table_labels = m_fallback_labels = nullptr;
       m_state = State::want_columns;
     } else {
@@ -195,7 +178,7 @@ void Parser::outside(std::string_view text, std::size_t& next)
     return;
   }
   if (auto f = parse_failure_line(text, error)) {
-    failure_line(*f, text, next);
+    failure_line(*f, text);
     return;
   }
   if (!error.empty()) {
@@ -204,7 +187,7 @@ void Parser::outside(std::string_view text, std::size_t& next)
   }
   if (auto f = parse_test_failure(text)) {
     if (!is_dtype_refusal(f->reason)) {
-      m_pending.push_back({std::string(f->node), std::string(f->reason), m_line});
+      m_scopes.failed(f->node, f->reason, m_line);
     }
     return;
   }
@@ -228,43 +211,59 @@ void Parser::row(std::string_view text)
                                printable_excerpt(text)));
     return;
   }
-  r.shape = m_store.copy(r.shape);
   r.line = m_line;
   if (m_table_labels == nullptr) {
-    m_table_labels = labels(table.op, table.dtype, timer(), {});
+    m_table_labels = labels(table.op, table.dtype, timer());
   }
   r.labels = m_table_labels;
-  auto& scope = m_scopes.back();
+  auto& scope = m_scopes.current();
   for (const auto& f : scope.fallbacks) {
     if (f.shape == r.shape && f.op == table.op && f.dtype == table.dtype) {
       r.fallback = true;
       if (m_fallback_labels == nullptr) {
-        m_fallback_labels = labels(table.op, table.dtype, "direct", {});
+        m_fallback_labels = labels(table.op, table.dtype, "direct");
       }
       r.labels = m_fallback_labels;
-      auto& m = m_out.markers[f.marker];
-      m.row = m.row < 0 ? static_cast<std::int64_t>(m_out.rows.size()) : m.row;
+      if (m_sink == nullptr) {
+        auto& m = m_out.markers[f.marker];
+        m.row = m.row < 0 ? static_cast<std::int64_t>(m_out.rows_read) : m.row;
+      }
     }
   }
   scope.failed = scope.failed || !r.success;
+  emit(r);
+}
+
+// A row into the log's rows, or to the sink (its Size Detail then still views the line).
+void Parser::emit(Row& r)
+{
+  ++m_out.rows_read;
+  if (m_sink != nullptr) {
+    m_sink->row(r);
+    return;
+  }
+  r.shape = m_store.copy(r.shape);
   m_out.rows.push_back(r);
 }
 
 void Parser::end_table()
 {
   auto& t = m_out.tables.back();
-  t.end_row = static_cast<std::uint32_t>(m_out.rows.size());
+  t.end_row = static_cast<std::uint32_t>(m_out.rows_read);
   if (t.end_row == t.first_row) {
     report(t.line, fmt::format("table {} has no rows", table_name()));
   }
   m_state = State::outside;
+  if (m_sink != nullptr && !m_titles.insert({t.op.data(), t.dtype.data(), t.mode.data(), t.level.data()}).second) {
+    m_out.tables.pop_back(); // its title is kept already: what a streaming reader asks of tables
+  }
 }
 
 void Parser::marker(Marker m)
 {
+  auto& current = m_scopes.current();
   if (m.name == names::k_zl_run) {
-    m_run_timer = m_store.copy(m.get("timer"));
-    m_out.run_header = static_cast<std::int64_t>(m_out.markers.size());
+    m_run_timer = m_store.intern(m.get("timer"));
   } else if (m.name == names::k_zl_timer) {
     if (!m.has("timer")) {
       report(m_line, fmt::format("{} marker without timer=: the rows that follow keep the previous timer", m.name));
@@ -272,86 +271,81 @@ void Parser::marker(Marker m)
     Scope s;
     s.node = m.get("node");
     s.op = m.get("op");
-    s.timer = m.has("timer") ? m_store.copy(m.get("timer")) : m_scopes.back().timer;
-    m_scopes.push_back(std::move(s));
+    s.timer = m.has("timer") ? m_store.intern(m.get("timer")) : current.timer;
+    m_scopes.open(std::move(s));
   } else if (m.name == names::k_benchmark_direct_no_cudagraph) {
     if (!m.has("op") || !m.has("dtype") || !m.has("shape")) {
       report(m_line, fmt::format("{} marker without op=, dtype= and shape=: it matches no row", m.name));
     } else {
-      m_scopes.back().fallbacks.push_back({m.get("op"), m.get("dtype"), m.get("shape"), m_out.markers.size()});
+      current.fallbacks.push_back({m.get("op"), m.get("dtype"), m.get("shape"), m_out.markers.size()});
     }
-  } else if (m.name == names::k_benchmark_capture_poisoned) {
-    m_scopes.back().poisoned.push_back(m_out.markers.size());
+  } else if (m.name == names::k_benchmark_capture_poisoned && m_sink == nullptr) {
+    current.poisoned.push_back(m_out.markers.size());
+  } else if (m.name == names::k_zl_unsupported) {
+    m_scopes.unsupported(m.get("node"));
   }
-  m.op = m.has("op") && m.name != names::k_zl_run ? m.get("op") : m_scopes.back().op;
+  m.op = m.has("op") && m.name != names::k_zl_run ? m.get("op") : m_scopes.current().op;
+  keep_marker(std::move(m));
+}
+
+void Parser::keep_marker(Marker m)
+{
+  ++m_out.markers_read;
+  const bool header = m.name == names::k_zl_run;
+  if (m_sink != nullptr) {
+    m_sink->marker(m);
+    if (header) { // the one marker the run's caliber is read from
+      m_out.markers.clear();
+      m_out.markers.push_back(std::move(m));
+      m_out.run_header = 0;
+    }
+    return;
+  }
+  if (header) {
+    m_out.run_header = static_cast<std::int64_t>(m_out.markers.size());
+  }
   m_out.markers.push_back(std::move(m));
 }
 
-void Parser::failure_line(const FailureLine& f, std::string_view text, std::size_t& next)
+void Parser::failure_line(const FailureLine& f, std::string_view text)
 {
   Row r;
   r.line = m_line;
+  // Kept before reading ahead, which may move the line.
+  const auto op = m_store.copy(f.op);
+  const auto dtype = m_store.copy(f.dtype);
+  const std::size_t length = text.size();
   // The message may span lines: it ends at the first >>> after <<<.
-  const std::size_t begin = static_cast<std::size_t>(text.data() - m_text.data()) + f.message_offset;
-  const std::size_t close = m_text.find(">>>", begin);
+  const std::size_t close = m_in.find_ahead(f.message_offset, ">>>");
   std::string_view error;
-  if (close == std::string_view::npos) {
+  if (close == LineReader::npos) {
     report(m_line, "FlagGems failure line: err=<<< is never closed by >>>");
-    error = trim_blanks(text.substr(f.message_offset));
+    error = m_store.copy(trim_blanks(m_in.raw(f.message_offset, length)));
   } else {
-    error = trim_blanks(m_text.substr(begin, close - begin));
-    if (close + 3 > next) {
-      // Step over the lines the message spans, counting them.
-      const auto nl = m_text.find('\n', close);
-      const std::size_t stop = nl == std::string_view::npos ? m_text.size() : nl + 1;
-      for (std::size_t k = next; k < stop; ++k) {
-        m_line += m_text[k] == '\n' ? 1u : 0u;
-      }
-      m_line += nl == std::string_view::npos ? 1u : 0u;
-      next = stop;
+    error = m_store.copy(trim_blanks(m_in.raw(f.message_offset, close)));
+    if (close + 3 > m_in.line_span()) {
+      m_line += static_cast<std::uint32_t>(m_in.skip_past_line_of(close)); // the lines the message spans
     }
   }
-  r.labels = labels(m_store.copy(f.op), m_store.copy(f.dtype), timer(), m_store.copy(error));
+  r.labels = m_store.keep({op, dtype, m_store.intern(timer()), error});
   r.source = RowSource::failure_line;
-  m_scopes.back().failed = true;
-  m_out.rows.push_back(r);
+  m_scopes.current().failed = true;
+  emit(r);
 }
 
 void Parser::resolve_pending()
 {
-  // A failed test counts once: as the FAILED rows or the failure line it left, else as itself.
-  for (const auto& f : m_pending) {
-    // zl_identity said FlagGems refused a dtype there: pytest's line for it may be cut before
-    // the words is_dtype_refusal knows.
-    const bool refused = std::any_of(m_out.markers.begin(), m_out.markers.end(), [&](const Marker& m) {
-      return m.name == names::k_zl_unsupported && same_node(m.get("node"), f.node);
-    });
-    if (refused) {
-      continue;
-    }
-    const Scope* scope = nullptr;
-    bool left_trace = false;
-    for (const auto& s : m_scopes) {
-      if (!s.node.empty() && same_node(s.node, f.node)) {
-        scope = &s;
-        left_trace = left_trace || s.failed;
-      }
-    }
-    if (left_trace) {
-      continue;
-    }
+  for (const auto& f : m_scopes.unexplained(m_run_timer)) {
     Row r;
-    r.labels = labels(m_store.copy(scope != nullptr && !scope->op.empty() ? scope->op : op_of_node(f.node)), {},
-                      scope != nullptr && !scope->timer.empty() ? scope->timer : m_run_timer,
-                      m_store.copy(f.reason.empty() ? "the test failed" : f.reason));
+    r.labels = m_store.keep({m_store.copy(f.op), {}, m_store.intern(f.timer), m_store.copy(f.reason)});
     r.line = f.line;
     r.source = RowSource::test_failure;
-    if (scope != nullptr) {
-      for (const auto k : scope->poisoned) {
-        m_out.markers[k].row = static_cast<std::int64_t>(m_out.rows.size());
+    if (f.poisoned != nullptr && m_sink == nullptr) {
+      for (const auto k : *f.poisoned) {
+        m_out.markers[k].row = static_cast<std::int64_t>(m_out.rows_read);
       }
     }
-    m_out.rows.push_back(r);
+    emit(r);
   }
 }
 
@@ -377,7 +371,14 @@ void number_occurrences(Rows& rows)
 LogParse parse_text_log(std::string_view text, const std::string& file, TextStore& store,
                         std::vector<Diagnostic>& diags)
 {
-  return Parser(text, file, store, diags).run();
+  LineReader in(text);
+  return Parser(in, file, store, diags, nullptr).run();
+}
+
+LogParse parse_text_log(LineReader& in, const std::string& file, TextStore& store, std::vector<Diagnostic>& diags,
+                        RowSink* sink)
+{
+  return Parser(in, file, store, diags, sink).run();
 }
 
 } // namespace zl::results::parse

@@ -25,6 +25,21 @@ struct LogParse
   std::vector<Marker> markers;
   std::vector<TableInfo> tables;
   std::int64_t run_header = -1; // index of the ZL_RUN marker, if any
+  std::size_t rows_read = 0;    // rows and markers read, kept or handed to a sink
+  std::size_t markers_read = 0;
+};
+
+class LineReader;
+
+// Where a log's rows and markers go when its parser keeps none (a streaming summary): each as
+// it is read. A row's Size Detail views the line being read (copy what must outlive the call),
+// and its occurrence is not numbered.
+class RowSink
+{
+public:
+  virtual ~RowSink() = default;
+  virtual void row(const Row& r) = 0;
+  virtual void marker(const Marker& m) = 0;
 };
 
 // Parses a text log. The strings rows and tables keep are copied into store (a Size Detail, a
@@ -37,6 +52,12 @@ struct LogParse
 // Size Detail: then it is "direct" and the row is marked as a fallback (docs/plan-file.md).
 LogParse parse_text_log(std::string_view text, const std::string& file, TextStore& store,
                         std::vector<Diagnostic>& diags);
+// The same, line by line from in. With a sink, rows and markers go to it as they are read and
+// are not kept: markers keeps the last ZL_RUN alone (run_header), tables one table of each title
+// (first_row and end_row then count the rows handed over), so that memory does not grow with
+// the log's length.
+LogParse parse_text_log(LineReader& in, const std::string& file, TextStore& store, std::vector<Diagnostic>& diags,
+                        RowSink* sink = nullptr);
 
 // Numbers the rows of one run: occurrence = how many earlier rows have the same op, dtype and
 // Size Detail (BLAS prints some shapes twice; a parametrized test prints its table again).

@@ -91,8 +91,7 @@ std::string samples_notes(const Summary& s, bool md)
   for (std::size_t i = 0; i < s.unstable.size() && i < k_listed; ++i) {
     const auto& u = s.unstable[i];
     out += fmt::format("{}{} {} {} [{}] {}: noise {}, n {}\n", md ? "- " : "  ", u.op, u.dtype.empty() ? "-" : u.dtype,
-                       u.shape, u.side, warnings_text(u.samples->stats.warnings), percent(u.samples->stats.noise()),
-                       u.samples->stats.n);
+                       u.shape, u.side, warnings_text(u.stats.warnings), percent(u.stats.noise()), u.stats.n);
   }
   if (s.unstable.size() > k_listed) {
     out += fmt::format("{}… and {} more (--rows lists every row)\n", md ? "- " : "  ", s.unstable.size() - k_listed);
@@ -118,8 +117,8 @@ void json_unstable(util::JsonWriter& j, const Summary& s)
   for (const auto& u : s.unstable) {
     w.StartObject();
     j.field("op", std::string(u.op)), j.field("dtype", std::string(u.dtype)), j.field("shape", std::string(u.shape));
-    j.field("side", std::string(u.side)), j.field("warnings", warnings_text(u.samples->stats.warnings));
-    j.field("noise", u.samples->stats.noise()), j.field("n", u.samples->stats.n);
+    j.field("side", std::string(u.side)), j.field("warnings", warnings_text(u.stats.warnings));
+    j.field("noise", u.stats.noise()), j.field("n", u.stats.n);
     w.EndObject();
   }
   w.EndArray();
