@@ -78,6 +78,23 @@ def test_summary_shows_the_share_of_the_spec_peak(zl, tmp_path):
     assert ("add", 50.0, None) in shares
 
 
+def test_a_share_above_the_peak_is_named_and_left_out(zl, tmp_path):
+    """FlagGems' reductions count their input twice: on the H100, sum of 2 GiB read at 3.02 TB/s
+    printed 6049 GB/s (scripts/device/samples_h100.sh, p30). Such a row is no share of the peak."""
+    run = constructed_run(zl, tmp_path, H100)
+    log = run / "run.log"
+    log.write_text(log.read_text() + table("sum", "torch.float16", [1675, 6049], gbps=True))
+    out = zl.run("summary", str(run), check_rc=0).stdout
+    rows = {" ".join(line.split()[:2]): line.split() for line in out.splitlines() if line.startswith("sum ")}
+    assert rows["sum torch.float16"][-2:] == ["50.0", "-"]  # the 181% row is not in the median
+    assert ("over peak: 1 row above 100% of the spec peak, left out of %BW and %TFLOPS (first: sum torch.float16 "
+            "[torch.Size([2])]: 181%)") in out
+    doc = json.loads(zl.run("summary", "--format", "json", str(run), check_rc=0).stdout)
+    assert doc["over_peak_rows"] == 1
+    rows = json.loads(zl.run("summary", "--rows", "--format", "json", str(run), check_rc=0).stdout)["rows"]
+    assert [r["over_peak"] for r in rows if r["op"] == "sum"] == [False, True]
+
+
 def test_a_mig_instance_has_no_peak(zl, tmp_path):
     run = constructed_run(zl, tmp_path, "NVIDIA H100 80GB HBM3 MIG 1g.10gb")
     proc = zl.run("summary", str(run), check_rc=0)

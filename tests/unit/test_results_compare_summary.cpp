@@ -132,8 +132,10 @@ TEST_CASE("zl::results::compare::summarize: shares of the device's spec peak (is
   CHECK(by["mm torch.float32"].pct_tflops == doctest::Approx(50)); // FP32's 67, not the tensor peak
   CHECK_FALSE(has_value(by["mm torch.float64"].pct_tflops));       // no FP64 peak in the table
   CHECK(s.total.pct_bandwidth == doctest::Approx(65));
-  // 0.0004, 1.70, 1.70, 50, 108.5, 108.5: the mean of the middle two.
-  CHECK(s.total.pct_tflops == doctest::Approx((100 * 16.777 / 989.5 + 50) / 2));
+  // 0.0004, 1.70, 1.70, 50; the two rows at 108.5% of the spec are no share of it: left out, named.
+  CHECK(s.total.pct_tflops == doctest::Approx(100 * 16.777 / 989.5));
+  CHECK(s.over_peak.rows == 2);
+  CHECK(s.over_peak.first == "abs torch.float16 [torch.Size([1073741824])]: 109%");
   REQUIRE(s.devices.size() == 2);
   CHECK(s.devices[0].device_name == "NVIDIA H100 80GB HBM3");
   REQUIRE(s.devices[0].peak);

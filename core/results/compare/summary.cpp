@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace zl::results::compare {
 
@@ -49,13 +50,26 @@ RunPeaks peaks_of(const RunInfo& info)
   return p;
 }
 
-void push_share(const PeakShare& share, std::vector<double>& bandwidth, std::vector<double>& tflops)
+// A share above 100% of the spec is no share of anything: the benchmark's formula counts more
+// bytes or flops than moved (FlagGems' reductions count their input twice), or the data stayed in
+// a cache. Such a row is counted and named (Summary::over_peak), never part of a median. A
+// measured peak is one copy's and one GEMM's: an op may pass it, so its shares are kept.
+void push_share(const PeakShare& share, std::vector<double>& bandwidth, std::vector<double>& tflops, double cap)
 {
-  if (has_value(share.pct_bandwidth)) {
+  if (has_value(share.pct_bandwidth) && share.pct_bandwidth <= cap) {
     bandwidth.push_back(share.pct_bandwidth);
   }
-  if (has_value(share.pct_tflops)) {
+  if (has_value(share.pct_tflops) && share.pct_tflops <= cap) {
     tflops.push_back(share.pct_tflops);
+  }
+}
+
+void note_over_peak(Summary& s, const Row& r, const PeakShare& spec)
+{
+  const auto over = [](double v) { return has_value(v) && v > k_max_share ? v : 0.0; };
+  const double worst = std::max(over(spec.pct_bandwidth), over(spec.pct_tflops));
+  if (worst > 0 && ++s.over_peak.rows == 1) {
+    s.over_peak.first = fmt::format("{} {} {}: {:.0f}%", r.op(), r.dtype(), r.shape, worst);
   }
 }
 
@@ -72,7 +86,9 @@ void add_peak(GroupSummary& g, const Row& r, RunPeaks& p, Summary& s, const std:
     p.device = it != s.devices.end() ? &*it : &s.devices.emplace_back(DevicePeak{device_name, p.spec});
   }
   ++p.device->rows;
-  push_share(peak_share(r, p.spec), g.bandwidth_pcts, g.tflops_pcts);
+  const auto spec = peak_share(r, p.spec);
+  push_share(spec, g.bandwidth_pcts, g.tflops_pcts, k_max_share);
+  note_over_peak(s, r, spec);
   if (!p.calibration) {
     return;
   }
@@ -83,7 +99,8 @@ void add_peak(GroupSummary& g, const Row& r, RunPeaks& p, Summary& s, const std:
     p.measured_at = it != s.measured.end() ? &*it : &s.measured.emplace_back(MeasuredPeak{*p.calibration, 0});
   }
   ++p.measured_at->rows;
-  push_share(peak_share(r, p.measured), g.measured_bandwidth_pcts, g.measured_tflops_pcts);
+  push_share(peak_share(r, p.measured), g.measured_bandwidth_pcts, g.measured_tflops_pcts,
+             std::numeric_limits<double>::infinity());
 }
 
 void add(GroupSummary& g, const Row& r)

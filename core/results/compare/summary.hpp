@@ -45,6 +45,16 @@ struct GroupSummary
 // A row's share of its device's spec peak, in percent: Gems GBPS over the peak bandwidth, TFLOPS
 // over the peak of its dtype (float16, bfloat16: dense tensor; float32: FP32 non-tensor where the
 // sheet gives one; other dtypes: none). NaN where the row, or the peak, has no figure.
+// A share of a spec peak above this (in percent) is left out of the medians: see summary.cpp.
+inline constexpr double k_max_share = 100;
+
+// Rows with a share above k_max_share of their spec peak.
+struct OverPeak
+{
+  std::size_t rows = 0;
+  std::string first; // "sum torch.float16 [torch.Size([64, 512, 512]), 1]: 163%"
+};
+
 struct PeakShare
 {
   double pct_bandwidth = k_na, pct_tflops = k_na;
@@ -93,6 +103,7 @@ struct Summary
   std::string throttle_cause;                              // the first throttled row's reason
   std::vector<DevicePeak> devices;                         // those whose rows have GBPS or TFLOPS
   std::vector<MeasuredPeak> measured;                      // of those, the ones zl calibrate measured
+  OverPeak over_peak;                                      // rows whose share is above 100%
 };
 
 // summarize, run by run as a stream hands them over (parse::stream_all): what it keeps is the

@@ -77,6 +77,13 @@ std::string peak_notes(const Summary& s, bool md)
                        md ? "\n" : "", c.uuid, c.driver.empty() ? "unknown" : c.driver, c.copy_gbps, c.gemm_tflops,
                        c.gemm_dtype, c.measured_at, c.file);
   }
+  if (s.over_peak.rows > 0) {
+    out +=
+        fmt::format("{}over peak: {} row{} above 100% of the spec peak, left out of %BW and %TFLOPS (first: {}): the "
+                    "benchmark's formula counts more than the device moved (FlagGems' reductions count their "
+                    "input twice), or the data stayed in a cache\n",
+                    md ? "\n" : "", s.over_peak.rows, s.over_peak.rows == 1 ? "" : "s", s.over_peak.first);
+  }
   if (any_share(s)) {
     out += fmt::format("{}%BW is the median over the rows of Gems GBPS / the peak bandwidth; %TFLOPS of TFLOPS / "
                        "the peak of the row's dtype (float16, bfloat16: dense tensor; float32: FP32 non-tensor "
@@ -97,6 +104,7 @@ void json_peak(util::JsonWriter& j, const GroupSummary& g)
 void json_peaks(util::JsonWriter& j, const Summary& s)
 {
   auto& w = j.w();
+  j.field("over_peak_rows", static_cast<unsigned long long>(s.over_peak.rows));
   j.key("peaks");
   w.StartArray();
   for (const auto& d : s.devices) {
