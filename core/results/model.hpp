@@ -149,6 +149,10 @@ struct RunInfo
   std::string telemetry_file; // telemetry.jsonl, when zl read the device's state
   std::size_t throttled_rows = 0;
   std::string throttle_cause; // the first throttled row's reason ("throttle reason power (SwPowerCap)")
+  // Rows with no samples to place in time in a run whose device was slowed while it ran: whether
+  // they were timed throttled is unknown (mark_throttled).
+  std::size_t unplaced_rows = 0;
+  std::string unplaced_cause; // the run's first slowed reading's reason
   std::string op;             // node.op of the identity, else the ops of the tables
   Caliber caliber;
   // Part of the caliber too: the pytest arguments given after `--` (the identity's

@@ -64,3 +64,15 @@ TEST_CASE("mark_throttled: the edges of a window count, before/after and idle re
   CHECK(sag.rows[1].throttled);
   CHECK(sag.info.throttle_cause == "SM clock 900 MHz under 90% of its maximum 1980 MHz");
 }
+
+TEST_CASE("mark_throttled: a measured row without samples is unplaced when the device was slowed")
+{
+  auto run = three_rows();
+  run.rows[2].success = true, run.rows[2].gems_ms = 1.0; // measured, but no samples: no window
+  parse::mark_throttled(run, {at(10.5, Phase::during, 0)});
+  CHECK(run.info.unplaced_rows == 0); // nothing slowed: nothing to be unsure of
+  parse::mark_throttled(run, {at(20, Phase::during, ZL_THROTTLE_POWER)});
+  CHECK_FALSE(run.rows[2].throttled);
+  CHECK(run.info.unplaced_rows == 1);
+  CHECK(run.info.unplaced_cause == "throttle reason power (SwPowerCap)");
+}

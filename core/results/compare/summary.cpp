@@ -159,6 +159,10 @@ void note_run(Summary& s, const Run& run)
 {
   ++s.calibers[describe(run.info.caliber)];
   s.telemetry_runs += run.info.telemetry_file.empty() ? 0U : 1U;
+  s.unplaced_rows += run.info.unplaced_rows;
+  if (s.unplaced_cause.empty()) {
+    s.unplaced_cause = run.info.unplaced_cause;
+  }
   if (s.throttle_cause.empty()) {
     s.throttle_cause = run.info.throttle_cause;
   }

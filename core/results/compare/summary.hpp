@@ -101,9 +101,11 @@ struct Summary
   std::vector<UnstableRow> unstable;                       // rows whose samples warn
   std::size_t telemetry_runs = 0;                          // runs with a telemetry.jsonl
   std::string throttle_cause;                              // the first throttled row's reason
-  std::vector<DevicePeak> devices;                         // those whose rows have GBPS or TFLOPS
-  std::vector<MeasuredPeak> measured;                      // of those, the ones zl calibrate measured
-  OverPeak over_peak;                                      // rows whose share is above 100%
+  std::size_t unplaced_rows = 0;                           // rows whose throttling is unknown (RunInfo::unplaced_rows)
+  std::string unplaced_cause;
+  std::vector<DevicePeak> devices;    // those whose rows have GBPS or TFLOPS
+  std::vector<MeasuredPeak> measured; // of those, the ones zl calibrate measured
+  OverPeak over_peak;                 // rows whose share is above 100%
 };
 
 // summarize, run by run as a stream hands them over (parse::stream_all): what it keeps is the

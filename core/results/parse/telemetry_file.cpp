@@ -46,13 +46,17 @@ void mark_throttled(Run& run, const std::vector<devices::Reading>& readings)
     }
   }
   std::sort(slowed.begin(), slowed.end());
-  run.info.throttled_rows = 0;
+  run.info.throttled_rows = 0, run.info.unplaced_rows = 0;
   if (slowed.empty()) {
     return;
   }
   for (auto& row : run.rows) {
     const auto w = window_of(run, row);
     if (w.empty()) {
+      // No samples (an older zl, a lost samples.bin): the device was slowed while the run ran,
+      // and nothing says whether this row was timed then.
+      run.info.unplaced_rows += row.measured() ? 1U : 0U;
+      run.info.unplaced_cause = slowed.front().second;
       continue;
     }
     const auto it = std::lower_bound(slowed.begin(), slowed.end(), std::make_pair(w.from, std::string()));

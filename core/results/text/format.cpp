@@ -206,6 +206,8 @@ std::string format_summary(const Summary& s, const std::vector<std::string>& pat
     j.strings("attempts", s.attempts);
     json_unstable(j, s);
     json_peaks(j, s);
+    j.field("telemetry_runs", static_cast<unsigned long long>(s.telemetry_runs));
+    j.field("unplaced_rows", static_cast<unsigned long long>(s.unplaced_rows)); // throttling unknown
     w.EndObject();
     return j.text();
   }

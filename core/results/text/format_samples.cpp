@@ -55,18 +55,30 @@ void append_sample_columns(Table& t, const Summary& s, Format f)
   }
 }
 
+std::string unplaced_notes(const Summary& s, bool md)
+{
+  if (s.unplaced_rows == 0) {
+    return {};
+  }
+  return fmt::format("{}telemetry: {} rows have no samples to place them in time, in runs whose device was slowed "
+                     "while they ran ({}): whether they were timed throttled is unknown.\n",
+                     md ? "\n" : "", s.unplaced_rows, s.unplaced_cause);
+}
+
 std::string telemetry_notes(const Summary& s, bool md)
 {
   if (s.telemetry_runs == 0) {
     return {};
   }
   if (s.total.throttled == 0) {
-    return fmt::format("{}telemetry: {} of {} runs read the device's state; no row was timed on a throttled device.\n",
-                       md ? "\n" : "", s.telemetry_runs, s.runs);
+    return fmt::format("{}telemetry: {} of {} runs read the device's state; no row {} timed on a throttled device.\n",
+                       md ? "\n" : "", s.telemetry_runs, s.runs, s.unplaced_rows ? "is known to have been" : "was") +
+           unplaced_notes(s, md);
   }
   return fmt::format("{}telemetry: {} rows were timed while the device was throttled (first: {}); zl summary --ab "
                      "leaves them out of its verdicts unless --keep-throttled.\n",
-                     md ? "\n" : "", s.total.throttled, s.throttle_cause);
+                     md ? "\n" : "", s.total.throttled, s.throttle_cause) +
+         unplaced_notes(s, md);
 }
 
 std::string samples_notes(const Summary& s, bool md)
