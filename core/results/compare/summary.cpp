@@ -66,8 +66,7 @@ void push_share(const PeakShare& share, std::vector<double>& bandwidth, std::vec
 
 void note_over_peak(Summary& s, const Row& r, const PeakShare& spec)
 {
-  const auto over = [](double v) { return has_value(v) && v > k_max_share ? v : 0.0; };
-  const double worst = std::max(over(spec.pct_bandwidth), over(spec.pct_tflops));
+  const double worst = over_peak(spec);
   if (worst > 0 && ++s.over_peak.rows == 1) {
     s.over_peak.first = fmt::format("{} {} {}: {:.0f}%", r.op(), r.dtype(), r.shape, worst);
   }
@@ -181,6 +180,12 @@ devices::Peak measured_peak(const calibrate::Calibration& c)
     p.fp32_tflops = c.gemm_tflops;
   }
   return p;
+}
+
+double over_peak(const PeakShare& spec)
+{
+  const auto over = [](double v) { return has_value(v) && v > k_max_share ? v : 0.0; };
+  return std::max(over(spec.pct_bandwidth), over(spec.pct_tflops));
 }
 
 PeakShare peak_share(const Row& r, const std::optional<devices::Peak>& peak)

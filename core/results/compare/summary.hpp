@@ -42,9 +42,6 @@ struct GroupSummary
   std::vector<double> measured_bandwidth_pcts, measured_tflops_pcts;
 };
 
-// A row's share of its device's spec peak, in percent: Gems GBPS over the peak bandwidth, TFLOPS
-// over the peak of its dtype (float16, bfloat16: dense tensor; float32: FP32 non-tensor where the
-// sheet gives one; other dtypes: none). NaN where the row, or the peak, has no figure.
 // A share of a spec peak above this (in percent) is left out of the medians: see summary.cpp.
 inline constexpr double k_max_share = 100;
 
@@ -55,11 +52,16 @@ struct OverPeak
   std::string first; // "sum torch.float16 [torch.Size([64, 512, 512]), 1]: 163%"
 };
 
+// A row's share of its device's spec peak, in percent: Gems GBPS over the peak bandwidth, TFLOPS
+// over the peak of its dtype (float16, bfloat16: dense tensor; float32: FP32 non-tensor where the
+// sheet gives one; other dtypes: none). NaN where the row, or the peak, has no figure.
 struct PeakShare
 {
   double pct_bandwidth = k_na, pct_tflops = k_na;
 };
 PeakShare peak_share(const Row& r, const std::optional<devices::Peak>& peak);
+// The larger of a share's figures above k_max_share; 0 where neither is.
+double over_peak(const PeakShare& spec);
 
 // A device named by the runs summarized, and what zl knows of its peak.
 struct DevicePeak

@@ -80,8 +80,7 @@ std::string json(const std::vector<Run>& runs)
       const auto of_measured = compare::peak_share(r, measured); // zl calibrate's, where kept
       j.field("pct_bandwidth_measured", of_measured.pct_bandwidth);
       j.field("pct_tflops_measured", of_measured.pct_tflops);
-      const auto over = [](double v) { return has_value(v) && v > compare::k_max_share; };
-      j.field("over_peak", over(share.pct_bandwidth) || over(share.pct_tflops)); // of the spec: see summary.cpp
+      j.field("over_peak", compare::over_peak(share) > 0); // of the spec only: see summary.cpp
       json_side(j, "gems_samples", run.samples_of(r, true));
       json_side(j, "torch_samples", run.samples_of(r, false));
       w.EndObject();
